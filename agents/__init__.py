@@ -1,0 +1,1 @@
+"""Players of gnome_env: heuristic bots and learned-policy loaders (built on gnome_env only)."""

@@ -1,0 +1,46 @@
+"""gnome_env: the card game Gnoming A Round (RULES.md R1-R23) as a reinforcement-learning environment.
+
+The engine (:class:`Game`) is pure Python + numpy. Start with::
+
+    from gnome_env import Game, RulesConfig
+    game = Game(RulesConfig(num_players=5), seed=0)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    print(game.totals, game.winners())
+"""
+
+from gnome_env import actions
+from gnome_env.actions import ACTION_NAMES, NUM_ACTIONS, action_name
+from gnome_env.cards import HAZARD, MULLIGAN, DeckSpec, card_token, parse_card
+from gnome_env.config import RulesConfig
+from gnome_env.engine import Game, Phase, RoundResult, Source
+from gnome_env.records import RecordError, load_record, replay, save_record, to_record
+from gnome_env.scoring import score_layout
+from gnome_env.validate import InvariantError, check_invariants
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ACTION_NAMES",
+    "HAZARD",
+    "MULLIGAN",
+    "NUM_ACTIONS",
+    "DeckSpec",
+    "Game",
+    "InvariantError",
+    "Phase",
+    "RecordError",
+    "RoundResult",
+    "RulesConfig",
+    "Source",
+    "action_name",
+    "actions",
+    "card_token",
+    "check_invariants",
+    "load_record",
+    "parse_card",
+    "replay",
+    "save_record",
+    "score_layout",
+    "to_record",
+]

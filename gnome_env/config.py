@@ -1,0 +1,127 @@
+"""The rules configuration: every ``[variant: ...]`` of RULES.md plus the seat count and deck."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gnome_env.cards import LAYOUT_SIZE, DeckSpec
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 7
+MAX_ROUNDS = 100
+TURNS_PER_PLAYER_CAP = 60  # R17 default: 60 * players turns per round.
+
+
+def _check_bool(name: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} is not allowed: must be true or false")
+
+
+def _check_int(name: str, value: object, low: int, high: int | None, extra: str = "") -> None:
+    allowed = f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}"
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
+    if high is not None and value > high:
+        raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """One validated, immutable set of rule options (RULES.md variants, R1 deck, seat count).
+
+    Construct with keywords or :meth:`from_dict`; any bad value raises ``ValueError``
+    naming the field, the value and what is allowed. Use :meth:`replace` to derive a
+    changed copy (validated again).
+    """
+
+    num_players: int = 4
+    """Seats at the table, 3..7."""
+    rotate_start: bool = True
+    """R6: round r starts with seat r mod players; False: seat 0 starts every round."""
+    discard_taken_card: bool = False
+    """R9: whether a card taken from a discard pile may be discarded again the same turn."""
+    bounce_face_up: bool = False
+    """R11: whether a displaced card that was already face up may bounce."""
+    max_turns_per_round: int | None = None
+    """R17: turn cap per round; None means 60 x num_players."""
+    first_out_tie_is_lowest: bool = True
+    """R21: whether the first-out player tying for lowest layout score counts as lowest."""
+    rounds: int = 3
+    """R23: rounds per game."""
+    deck: DeckSpec = field(default_factory=DeckSpec.default)
+    """R1: the deck spec."""
+
+    def __post_init__(self) -> None:
+        _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        for name in (
+            "rotate_start",
+            "discard_taken_card",
+            "bounce_face_up",
+            "first_out_tie_is_lowest",
+        ):
+            _check_bool(name, getattr(self, name))
+        if self.max_turns_per_round is not None:
+            _check_int(
+                "max_turns_per_round",
+                self.max_turns_per_round,
+                1,
+                None,
+                " or null (= 60 x num_players)",
+            )
+        _check_int("rounds", self.rounds, 1, MAX_ROUNDS)
+        if not isinstance(self.deck, DeckSpec):
+            raise ValueError(
+                f"deck={self.deck!r} is not allowed: must be a DeckSpec or a mapping "
+                "of card token to copies"
+            )
+        need = LAYOUT_SIZE * self.num_players + 3
+        if self.deck.size < need:
+            raise ValueError(
+                f"deck has {self.deck.size} cards, too small for {self.num_players} players: "
+                f"at least 9 x players + 3 = {need} cards are required (R1)"
+            )
+
+    @property
+    def turn_cap(self) -> int:
+        """R17: the effective number of turns after which a round ends."""
+        if self.max_turns_per_round is None:
+            return TURNS_PER_PLAYER_CAP * self.num_players
+        return self.max_turns_per_round
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """Names of every configurable field."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, object]) -> RulesConfig:
+        """Build from a plain mapping (JSON/YAML); unknown fields raise ``ValueError``."""
+        if not isinstance(values, Mapping):
+            raise ValueError(f"rules config must be a mapping of field to value, got {values!r}")
+        allowed = cls.field_names()
+        unknown = [k for k in values if k not in allowed]
+        if unknown:
+            raise ValueError(
+                f"unknown rules field(s) {', '.join(map(repr, unknown))}; "
+                f"allowed fields: {', '.join(allowed)}"
+            )
+        kwargs = dict(values)
+        if "deck" in kwargs and not isinstance(kwargs["deck"], DeckSpec):
+            kwargs["deck"] = DeckSpec.from_dict(kwargs["deck"])  # type: ignore[arg-type]
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON-friendly mapping; ``from_dict(to_dict())`` gives an equal config."""
+        out: dict[str, object] = {}
+        for name in self.field_names():
+            value = getattr(self, name)
+            out[name] = value.to_dict() if isinstance(value, DeckSpec) else value
+        return out
+
+    def replace(self, **changes: object) -> RulesConfig:
+        """A copy with some fields changed (validated; unknown fields raise ``ValueError``)."""
+        merged = {name: getattr(self, name) for name in self.field_names()}
+        merged.update(changes)
+        return RulesConfig.from_dict(merged)

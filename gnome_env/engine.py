@@ -1,0 +1,636 @@
+"""The pure game engine: state, legal actions, transitions and scoring for R1-R23.
+
+One :class:`Game` is one whole game (all rounds). The decision API is:
+
+* ``game.current_seat`` -- the seat that must decide now (also out of turn: opening flips
+  R5 and hazard flips R13 are decisions of the seat concerned); ``-1`` once the game is over;
+* ``game.phase`` -- a :class:`Phase`;
+* ``game.legal_actions()`` (list of ids) / ``game.legal_mask()`` (bool array over the
+  action table of :mod:`gnome_env.actions`);
+* ``game.apply(action)`` -- an illegal or malformed action raises ``ValueError`` and leaves
+  the state unchanged.
+
+Every random choice of a round (deal R3, reshuffles R8) comes from a
+``numpy.random.Generator`` seeded with ``(seed, round)``, so the same seed and the same
+actions always give the same game.
+
+Test hook (documented, used by the rule tests): ``Game(config, seed, stacked_decks={r: deck})``
+replaces round ``r``'s shuffled deck with ``deck``, a full deck order in R2 tokens, top card
+first. :func:`gnome_env.testing.stack_deck` builds such an order from the layouts and pile
+cards a test wants.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from gnome_env import actions as A
+from gnome_env.cards import HAZARD, LAYOUT_SIZE, MULLIGAN, card_token, parse_card
+from gnome_env.config import RulesConfig
+from gnome_env.scoring import layout_score_codes
+
+FIRST_OUT_BONUS = 5  # R21
+ALL_FILLED = (1 << LAYOUT_SIZE) - 1
+
+
+class Phase(IntEnum):
+    """What kind of decision the current seat faces."""
+
+    OPENING_FLIP = 0  # R5: flip one of your own face-down cards
+    DRAW = 1  # R7: draw, or take a discard-pile top
+    PLACE = 2  # R9: card in hand: place it (R10) or discard it (R14)
+    DISPLACED = 3  # R10/R11: a displaced card: bounce it, or discard it
+    HAZARD_FLIP = 4  # R13: flip one of your own face-down cards, or decline
+    GAME_OVER = 5
+
+
+class Source(IntEnum):
+    """Where the card in hand came from."""
+
+    NONE = 0
+    DRAW_PILE = 1
+    PILE_A = 2
+    PILE_B = 3
+    DISPLACED = 4
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """What happened at the end of one round (R16-R22)."""
+
+    round: int
+    layouts: tuple[tuple[int, ...], ...]  # revealed layouts, card codes
+    layout_scores: tuple[int, ...]  # R18-R20
+    first_out: int | None  # R15
+    round_scores: tuple[int, ...]  # R22
+    ended_by: str  # "endgame" (R15), "turn_cap" or "no_draw" (R17)
+    turns: int
+
+
+class Game:
+    """One game of Gnoming A Round under a :class:`RulesConfig`, driven by :meth:`apply`."""
+
+    __slots__ = (
+        "_legal",
+        "_rng",
+        "_turn_cap",
+        "actions",
+        "config",
+        "current_seat",
+        "down_count",
+        "draw_pile",
+        "endgame_turns_left",
+        "face_up",
+        "filled",
+        "first_out",
+        "first_player",
+        "flip_queue",
+        "hazards_removed",
+        "held",
+        "held_source",
+        "held_was_face_down",
+        "layouts",
+        "num_players",
+        "phase",
+        "piles",
+        "round",
+        "round_results",
+        "seed",
+        "stacked_decks",
+        "totals",
+        "turn_player",
+        "turns_played",
+    )
+
+    def __init__(
+        self,
+        config: RulesConfig | None = None,
+        seed: int = 0,
+        *,
+        stacked_decks: Mapping[int, Sequence[object]] | None = None,
+    ) -> None:
+        if config is None:
+            config = RulesConfig()
+        if not isinstance(config, RulesConfig):
+            raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed={seed!r} is not allowed: must be a non-negative integer")
+        self.config = config
+        self.seed = int(seed)
+        self.num_players = config.num_players
+        self._turn_cap = config.turn_cap
+        self.stacked_decks = _check_stacked_decks(config, stacked_decks)
+        self.actions: list[int] = []
+        self.totals = [0] * self.num_players
+        self.round_results: list[RoundResult] = []
+        self._start_round(0)
+
+    # ------------------------------------------------------------------ static facts
+    @staticmethod
+    def max_decisions(config: RulesConfig) -> int:
+        """Upper bound on the number of decisions in a game (used to prove termination).
+
+        Per round: 2 opening flips a seat, then at most ``turn_cap`` turns of at most
+        1 draw + 1 place + 8 bounces + 1 discard + (players - 1) hazard flips.
+        """
+        n = config.num_players
+        return config.rounds * (2 * n + config.turn_cap * (11 + n - 1))
+
+    # ------------------------------------------------------------------ round set-up
+    def _start_round(self, r: int) -> None:
+        cfg = self.config
+        n = self.num_players
+        self.round = r
+        self.first_player = r % n if cfg.rotate_start else 0  # R6
+        self._rng = np.random.default_rng((self.seed, r))
+        if r in self.stacked_decks:
+            deck = list(self.stacked_decks[r])
+        else:  # R3
+            cards = cfg.deck.cards()
+            deck = [cards[i] for i in self._rng.permutation(len(cards))]
+        self.layouts = [deck[9 * p : 9 * p + 9] for p in range(n)]
+        self.face_up = [[False] * 9 for _ in range(n)]
+        self.down_count = [9] * n
+        rest = deck[9 * n :]
+        rest.reverse()  # top of the draw pile is the end of the list
+        self.draw_pile = rest
+        self.piles: list[list[int]] = [[], []]
+        self.hazards_removed = 0
+        for pile in self.piles:  # R4
+            while self.draw_pile:
+                card = self.draw_pile.pop()
+                if card == HAZARD:
+                    self.hazards_removed += 1
+                    continue
+                pile.append(card)
+                break
+        self.held = None
+        self.held_source = Source.NONE
+        self.held_was_face_down = False
+        self.filled = 0
+        self.turns_played = 0
+        self.first_out: int | None = None
+        self.endgame_turns_left: int | None = None
+        # R5: each seat flips two cards, seats in order from the round's first player.
+        order = [(self.first_player + i) % n for i in range(n)]
+        self.flip_queue = [s for s in order for _ in range(2)]
+        self.phase = Phase.OPENING_FLIP
+        self.turn_player = self.first_player
+        self.current_seat = self.flip_queue[0]
+        self._legal: list[int] | None = None
+
+    # ------------------------------------------------------------------ legality
+    def _can_place_mulligan_anywhere(self, seat: int) -> bool:
+        """R12: fewer than two face-up mulligans means some position accepts a mulligan."""
+        layout, up = self.layouts[seat], self.face_up[seat]
+        shown = 0
+        for q in range(9):
+            if up[q] and layout[q] == MULLIGAN:
+                shown += 1
+        return shown < 2
+
+    def _can_take(self, seat: int, card: int) -> bool:
+        """R9/R12: a taken card must have a legal use: placing it, or discarding it again."""
+        if card != MULLIGAN or self.config.discard_taken_card:
+            return True
+        return self._can_place_mulligan_anywhere(seat)
+
+    def _reshuffle_size(self) -> int:
+        """R8: how many cards a reshuffle would give (all discards but the pile tops)."""
+        a, b = self.piles
+        return (len(a) - 1 if a else 0) + (len(b) - 1 if b else 0)
+
+    def _draw_actions(self, seat: int) -> list[int]:
+        out = []
+        if self.draw_pile or self._reshuffle_size() > 0:
+            out.append(A.DRAW)
+        a, b = self.piles
+        if a and self._can_take(seat, a[-1]):
+            out.append(A.TAKE_A)
+        if b and self._can_take(seat, b[-1]):
+            out.append(A.TAKE_B)
+        return out
+
+    def _discard_actions(self, card: int) -> list[int]:
+        """R13/R14: hazards leave play (one action); else an empty pile must be refilled."""
+        if card == HAZARD:
+            return [A.DISCARD_A]
+        a_empty = not self.piles[0]
+        b_empty = not self.piles[1]
+        if a_empty and not b_empty:
+            return [A.DISCARD_A]
+        if b_empty and not a_empty:
+            return [A.DISCARD_B]
+        return [A.DISCARD_A, A.DISCARD_B]
+
+    def _compute_legal(self) -> list[int]:
+        phase = self.phase
+        seat = self.current_seat
+        if phase == Phase.DRAW:
+            return self._draw_actions(seat)
+        if phase == Phase.PLACE:
+            held = self.held
+            if held == MULLIGAN:  # R12
+                layout, up = self.layouts[seat], self.face_up[seat]
+                shown = [q for q in range(9) if up[q] and layout[q] == MULLIGAN]
+                if not shown:
+                    out = list(range(A.PLACE, A.PLACE + 9))
+                elif len(shown) == 1:
+                    out = [A.PLACE + shown[0]]
+                else:
+                    out = []
+            else:
+                out = list(range(A.PLACE, A.PLACE + 9))
+            if self.held_source == Source.DRAW_PILE or self.config.discard_taken_card:
+                out += self._discard_actions(held)
+            return out
+        if phase == Phase.DISPLACED:
+            out = []
+            if self._displaced_can_bounce():
+                filled = self.filled
+                out = [A.BOUNCE + q for q in range(9) if not filled >> q & 1]
+            return out + self._discard_actions(self.held)
+        if phase == Phase.OPENING_FLIP or phase == Phase.HAZARD_FLIP:
+            up = self.face_up[seat]
+            out = [A.FLIP + q for q in range(9) if not up[q]]
+            if phase == Phase.HAZARD_FLIP:
+                out.append(A.DECLINE)
+            return out
+        return []
+
+    def _displaced_can_bounce(self) -> bool:
+        """R11: face down before (or variant), positive, matches a face-up positive card."""
+        card = self.held
+        if not (0 < card < HAZARD):
+            return False
+        if not (self.held_was_face_down or self.config.bounce_face_up):
+            return False
+        if self.filled == ALL_FILLED:
+            return False
+        layout, up = self.layouts[self.turn_player], self.face_up[self.turn_player]
+        for q in range(9):
+            if up[q] and layout[q] == card:
+                return True
+        return False
+
+    def legal_actions(self) -> list[int]:
+        """Ids of the legal actions for ``current_seat`` (empty once the game is over)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return list(legal)
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask over the action table: True where :meth:`apply` accepts the action."""
+        mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        mask[legal] = True
+        return mask
+
+    @property
+    def is_over(self) -> bool:
+        """True once every round has been played."""
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def can_bounce(self) -> bool:
+        """Whether the card in hand is a displaced card that may bounce (R11)."""
+        return self.phase == Phase.DISPLACED and self._displaced_can_bounce()
+
+    # ------------------------------------------------------------------ transitions
+    def apply(self, action: int) -> None:
+        """Carry out ``action`` for ``current_seat``; illegal actions raise ``ValueError``."""
+        if type(action) is not int:
+            action = A.coerce_action(action)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
+            self._reject(action, legal)
+        self._legal = None
+        self.actions.append(action)
+        phase = self.phase
+        if phase == Phase.DRAW:
+            self._do_draw(action)
+        elif phase == Phase.PLACE:
+            if action < A.DISCARD_A:
+                self._put(action - A.PLACE)
+            else:
+                self._discard(action)
+        elif phase == Phase.DISPLACED:
+            if action >= A.BOUNCE:
+                self._put(action - A.BOUNCE)
+            else:
+                self._discard(action)
+        elif phase == Phase.OPENING_FLIP:
+            self._flip(action - A.FLIP)
+            self.flip_queue.pop(0)
+            if self.flip_queue:
+                self.current_seat = self.flip_queue[0]
+            else:
+                self._start_turn(self.first_player)
+        else:  # HAZARD_FLIP
+            if action != A.DECLINE:
+                self._flip(action - A.FLIP)
+            self.flip_queue.pop(0)
+            if self.flip_queue:
+                self.current_seat = self.flip_queue[0]
+            else:
+                self._end_turn()
+
+    def _reject(self, action: int, legal: list[int]) -> None:
+        if not 0 <= action < A.NUM_ACTIONS:
+            A.coerce_action(action)  # raises the out-of-range message
+        allowed = ", ".join(f"{a} ({A.ACTION_NAMES[a]})" for a in legal) or "none"
+        raise ValueError(
+            f"illegal action {action} ({A.ACTION_NAMES[action]}) in phase {self.phase.name} "
+            f"for seat {self.current_seat}; legal actions: {allowed}"
+        )
+
+    def _do_draw(self, action: int) -> None:
+        if action == A.DRAW:
+            if not self.draw_pile:
+                self._reshuffle()
+            self.held = self.draw_pile.pop()
+            self.held_source = Source.DRAW_PILE
+        else:
+            pile = action - A.TAKE_A
+            self.held = self.piles[pile].pop()
+            self.held_source = Source.PILE_A + pile
+        self.phase = Phase.PLACE
+
+    def _reshuffle(self) -> None:
+        """R8: every discard-pile card but each pile's top becomes a new, shuffled draw pile."""
+        cards: list[int] = []
+        for pile in self.piles:
+            if len(pile) > 1:
+                cards.extend(pile[:-1])
+                del pile[:-1]
+        self.draw_pile = [cards[i] for i in self._rng.permutation(len(cards))]
+
+    def _flip(self, pos: int) -> None:
+        seat = self.current_seat
+        self.face_up[seat][pos] = True
+        self.down_count[seat] -= 1
+
+    def _put(self, pos: int) -> None:
+        """R10: the card in hand goes face up to ``pos``; the card there is displaced."""
+        seat = self.turn_player
+        layout, up = self.layouts[seat], self.face_up[seat]
+        displaced = layout[pos]
+        was_down = not up[pos]
+        layout[pos] = self.held
+        if was_down:
+            up[pos] = True
+            self.down_count[seat] -= 1
+        self.filled |= 1 << pos
+        self.held = displaced
+        self.held_source = Source.DISPLACED
+        self.held_was_face_down = was_down
+        self.phase = Phase.DISPLACED
+
+    def _discard(self, action: int) -> None:
+        """R13/R14: discard the card in hand; this ends the turn's chain."""
+        card = self.held
+        self.held = None
+        self.held_source = Source.NONE
+        self.held_was_face_down = False
+        if card == HAZARD:
+            self.hazards_removed += 1
+            if not self._round_ends_after_this_turn():
+                n = self.num_players
+                me = self.turn_player
+                down = self.down_count
+                queue = [s for s in ((me + i) % n for i in range(1, n)) if down[s] >= 2]
+                if queue:
+                    self.flip_queue = queue
+                    self.phase = Phase.HAZARD_FLIP
+                    self.current_seat = queue[0]
+                    return
+        else:
+            self.piles[action - A.DISCARD_A].append(card)
+        self._end_turn()
+
+    def _round_ends_after_this_turn(self) -> bool:
+        """R13: the last endgame turn (R15) or the turn that reaches the cap (R17)."""
+        return self.endgame_turns_left == 1 or self.turns_played + 1 >= self._turn_cap
+
+    def _end_turn(self) -> None:
+        player = self.turn_player
+        self.turns_played += 1
+        if self.endgame_turns_left is not None:
+            self.endgame_turns_left -= 1
+        elif self.down_count[player] == 0:  # R15
+            self.first_out = player
+            self.endgame_turns_left = self.num_players - 1
+        if self.endgame_turns_left == 0:
+            self._end_round("endgame")
+        elif self.turns_played >= self._turn_cap:
+            self._end_round("turn_cap")
+        else:
+            self._start_turn((player + 1) % self.num_players)
+
+    def _start_turn(self, player: int) -> None:
+        self.turn_player = player
+        self.current_seat = player
+        self.phase = Phase.DRAW
+        self.filled = 0
+        legal = self._draw_actions(player)
+        if legal:
+            self._legal = legal
+            return
+        # Nothing this player may draw (only untakeable mulligans left, R12). See
+        # docs/rules.md, decision D3: the round ends if no player can draw (R17),
+        # otherwise this player passes; the pass counts as their turn.
+        if not any(self._draw_actions(s) for s in range(self.num_players)):
+            self._end_round("no_draw")
+        else:
+            self._end_turn()
+
+    def _end_round(self, ended_by: str) -> None:
+        n = self.num_players
+        for seat in range(n):  # R16
+            self.face_up[seat] = [True] * 9
+            self.down_count[seat] = 0
+        layout_scores = [layout_score_codes(layout) for layout in self.layouts]
+        round_scores = list(layout_scores)
+        first_out = self.first_out
+        if first_out is not None:  # R21
+            mine = layout_scores[first_out]
+            best_other = min(layout_scores[s] for s in range(n) if s != first_out)
+            lowest = mine < best_other or (
+                mine == best_other and self.config.first_out_tie_is_lowest
+            )
+            round_scores[first_out] += -FIRST_OUT_BONUS if lowest else FIRST_OUT_BONUS
+        for seat in range(n):
+            self.totals[seat] += round_scores[seat]
+        self.round_results.append(
+            RoundResult(
+                round=self.round,
+                layouts=tuple(tuple(layout) for layout in self.layouts),
+                layout_scores=tuple(layout_scores),
+                first_out=first_out,
+                round_scores=tuple(round_scores),
+                ended_by=ended_by,
+                turns=self.turns_played,
+            )
+        )
+        if self.round + 1 < self.config.rounds:
+            self._start_round(self.round + 1)
+        else:
+            self.phase = Phase.GAME_OVER
+            self.current_seat = -1
+            self.flip_queue = []
+            self._legal = []
+
+    # ------------------------------------------------------------------ results
+    def winners(self) -> tuple[int, ...]:
+        """R23: lowest total; tie -> lowest last-round score; still tied -> shared win.
+
+        Defined once the game is over; raises ``ValueError`` before that.
+        """
+        if not self.is_over:
+            raise ValueError("winners() is only defined once the game is over")
+        best = min(self.totals)
+        tied = [s for s in range(self.num_players) if self.totals[s] == best]
+        last = self.round_results[-1].round_scores
+        best_last = min(last[s] for s in tied)
+        return tuple(s for s in tied if last[s] == best_last)
+
+    # ------------------------------------------------------------------ views
+    def visible_layout(self, seat: int) -> list[int | None]:
+        """Seat's layout as everyone sees it: card codes, ``None`` where face down."""
+        up = self.face_up[seat]
+        return [code if up[q] else None for q, code in enumerate(self.layouts[seat])]
+
+    def card_count(self) -> Counter[int]:
+        """Every card of the round as a multiset: layouts, piles, hand, removed hazards."""
+        counts: Counter[int] = Counter()
+        for layout in self.layouts:
+            counts.update(layout)
+        counts.update(self.draw_pile)
+        counts.update(self.piles[0])
+        counts.update(self.piles[1])
+        if self.held is not None:
+            counts[self.held] += 1
+        counts[HAZARD] += self.hazards_removed
+        return +counts
+
+    def copy(self) -> Game:
+        """An independent deep copy (same future randomness)."""
+        new = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.actions = list(self.actions)
+        new.totals = list(self.totals)
+        new.round_results = list(self.round_results)
+        new.layouts = [list(x) for x in self.layouts]
+        new.face_up = [list(x) for x in self.face_up]
+        new.down_count = list(self.down_count)
+        new.draw_pile = list(self.draw_pile)
+        new.piles = [list(self.piles[0]), list(self.piles[1])]
+        new.flip_queue = list(self.flip_queue)
+        new._rng = copy.deepcopy(self._rng)
+        new._legal = None if self._legal is None else list(self._legal)
+        return new
+
+    def state_tuple(self) -> tuple:
+        """Every field that defines the game, as a comparable tuple (hidden cards included)."""
+        return (
+            self.config,
+            self.seed,
+            tuple(sorted((r, tuple(d)) for r, d in self.stacked_decks.items())),
+            tuple(self.totals),
+            tuple(self.round_results),
+            self.round,
+            self.first_player,
+            tuple(map(tuple, self.layouts)),
+            tuple(map(tuple, self.face_up)),
+            tuple(self.down_count),
+            tuple(self.draw_pile),
+            tuple(map(tuple, self.piles)),
+            self.hazards_removed,
+            int(self.phase),
+            self.current_seat,
+            self.turn_player,
+            self.held,
+            int(self.held_source),
+            self.held_was_face_down,
+            self.filled,
+            self.turns_played,
+            self.first_out,
+            self.endgame_turns_left,
+            tuple(self.flip_queue),
+            str(self._rng.bit_generator.state),
+        )
+
+    def digest(self) -> str:
+        """A short fingerprint of :meth:`state_tuple`, for records and determinism tests."""
+        return hashlib.sha256(repr(self.state_tuple()).encode()).hexdigest()[:16]
+
+    def render(self) -> str:
+        """A plain-text picture of the whole state (hidden cards shown as ``##``)."""
+        lines = [
+            f"round {self.round + 1}/{self.config.rounds}  phase {self.phase.name}  "
+            f"seat {self.current_seat} to decide  turn of seat {self.turn_player}  "
+            f"turns {self.turns_played}/{self._turn_cap}"
+        ]
+        tops = [card_token(p[-1]) if p else "--" for p in self.piles]
+        lines.append(
+            f"draw pile {len(self.draw_pile)}  pile A {tops[0]} ({len(self.piles[0])})  "
+            f"pile B {tops[1]} ({len(self.piles[1])})  hazards removed {self.hazards_removed}"
+        )
+        if self.held is not None:
+            lines.append(f"in hand {card_token(self.held)} from {self.held_source.name}")
+        for seat in range(self.num_players):
+            cells = [
+                f"{card_token(c):>3}" if c is not None else " ##" for c in self.visible_layout(seat)
+            ]
+            rows = " /".join("".join(cells[i : i + 3]) for i in (0, 3, 6))
+            marks = " first-out" if self.first_out == seat else ""
+            lines.append(f"seat {seat}: {rows}   total {self.totals[seat]}{marks}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"Game(players={self.num_players}, seed={self.seed}, round={self.round}, "
+            f"phase={self.phase.name}, seat={self.current_seat})"
+        )
+
+
+def _check_stacked_decks(
+    config: RulesConfig, stacked: Mapping[int, Sequence[object]] | None
+) -> dict[int, tuple[int, ...]]:
+    """Validate the test hook: each stacked deck is a full permutation of the deck spec."""
+    if not stacked:
+        return {}
+    if not isinstance(stacked, Mapping):
+        raise ValueError("stacked_decks must map round index to a deck order")
+    want = config.deck.counter()
+    out: dict[int, tuple[int, ...]] = {}
+    for r, deck in stacked.items():
+        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < config.rounds:
+            raise ValueError(
+                f"stacked_decks: round {r!r} is not allowed: must be an int in 0..{config.rounds - 1}"
+            )
+        codes = tuple(parse_card(c) for c in deck)
+        got = Counter(codes)
+        if got != want:
+            missing = want - got
+            extra = got - want
+            raise ValueError(
+                f"stacked_decks[{r}] is not a permutation of the deck: "
+                f"missing {dict((card_token(c), k) for c, k in missing.items())}, "
+                f"extra {dict((card_token(c), k) for c, k in extra.items())}"
+            )
+        out[r] = codes
+    return out

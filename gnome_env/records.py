@@ -1,0 +1,123 @@
+"""Game records: export a game (finished or not) as JSON and replay it exactly.
+
+A record holds the format name and version, the rules config, the seed, any stacked
+decks (test hook), the list of action ids, and fingerprints (:meth:`Game.digest`) taken at
+the end of every round and at the last step, so an edited record is caught at the round
+where it stops agreeing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from gnome_env.cards import card_token
+from gnome_env.config import RulesConfig
+from gnome_env.engine import Game
+
+RECORD_FORMAT = "gnome_env.game_record"
+RECORD_VERSION = 1
+_KEYS = ("format", "version", "rules", "seed", "stacked_decks", "actions", "checkpoints", "final")
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay."""
+
+
+def to_record(game: Game) -> dict:
+    """The record of ``game`` so far, as a JSON-serializable dict."""
+    replay = Game(game.config, game.seed, stacked_decks=game.stacked_decks)
+    checkpoints = []
+    rounds_done = 0
+    for step, action in enumerate(game.actions):
+        replay.apply(action)
+        if len(replay.round_results) > rounds_done:
+            rounds_done = len(replay.round_results)
+            checkpoints.append({"step": step, "round": rounds_done - 1, "digest": replay.digest()})
+    return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "rules": game.config.to_dict(),
+        "seed": game.seed,
+        "stacked_decks": {
+            str(r): [card_token(c) for c in deck] for r, deck in sorted(game.stacked_decks.items())
+        },
+        "actions": list(game.actions),
+        "checkpoints": checkpoints,
+        "final": {
+            "digest": game.digest(),
+            "totals": list(game.totals),
+            "round_scores": [list(r.round_scores) for r in game.round_results],
+            "over": game.is_over,
+        },
+    }
+
+
+def replay(record: dict) -> Game:
+    """Rebuild the game a record describes; raise :class:`RecordError` naming the bad step."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != RECORD_FORMAT:
+        raise RecordError(
+            f"not a gnome_env game record: format is {record.get('format')!r}, expected {RECORD_FORMAT!r}"
+        )
+    if record.get("version") != RECORD_VERSION:
+        raise RecordError(
+            f"record version {record.get('version')!r} is not supported: this gnome_env reads version {RECORD_VERSION}"
+        )
+    missing = [k for k in _KEYS if k not in record]
+    unknown = [k for k in record if k not in _KEYS]
+    if missing or unknown:
+        raise RecordError(
+            f"record fields wrong: missing {missing}, unknown {unknown}; expected {list(_KEYS)}"
+        )
+    try:
+        config = RulesConfig.from_dict(record["rules"])
+        stacked = {int(r): deck for r, deck in record["stacked_decks"].items()}
+        game = Game(config, record["seed"], stacked_decks=stacked)
+    except (ValueError, TypeError, AttributeError) as err:
+        raise RecordError(f"record header is invalid: {err}") from None
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise RecordError("record 'actions' must be a list of action ids")
+    checkpoints = {c.get("step"): c for c in record["checkpoints"] if isinstance(c, dict)}
+    for step, action in enumerate(actions):
+        try:
+            game.apply(action)
+        except ValueError as err:
+            raise RecordError(f"record does not replay at step {step}: {err}") from None
+        check = checkpoints.get(step)
+        if check is not None and check.get("digest") != game.digest():
+            raise RecordError(
+                f"record does not replay at step {step}: state at the end of round "
+                f"{check.get('round')} differs from the recorded one (edited record?)"
+            )
+    final = record["final"]
+    if not isinstance(final, dict) or final.get("digest") != game.digest():
+        raise RecordError(
+            f"record does not replay at step {len(actions) - 1}: final state differs from the "
+            "recorded one (edited record?)"
+        )
+    return game
+
+
+def save_record(game: Game, path: str | os.PathLike) -> None:
+    """Write the record of ``game`` to ``path`` as JSON (atomically: temp file + rename)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(to_record(game), indent=1))
+    os.replace(tmp, path)
+
+
+def load_record(path: str | os.PathLike) -> Game:
+    """Read a JSON record from ``path`` and replay it."""
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise RecordError(f"cannot read record {str(path)!r}: {err.strerror}") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"record {str(path)!r} is not valid JSON: {err}") from None
+    return replay(record)

@@ -1,0 +1,80 @@
+"""The documented test hook: stack the deck to build exact positions.
+
+A stacked deck is a full deck order in R2 tokens, top card first. Dealing (R3) gives seat
+``p`` the cards ``9p .. 9p+8`` as positions 0..8; the next cards are turned up for discard
+piles A then B (R4: a hazard turned up is removed and the next card is turned instead); the
+rest is the draw pile, top first. Pass it to the engine as
+``Game(config, seed, stacked_decks={round: deck})``.
+
+Example -- seat 0 holds ``5 5 M / 1 2 7 / 3 4 7``, pile A starts with a 9, pile B with a 2,
+and the first card drawn is a hazard::
+
+    deck = stack_deck(config, layouts=["5 5 M / 1 2 7 / 3 4 7"], top=["9", "2", "H"])
+    game = Game(config, seed=0, stacked_decks={0: deck})
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from gnome_env.cards import card_token, parse_card, parse_layout
+from gnome_env.config import RulesConfig
+
+
+def layout_tokens(layout: str | Sequence[object]) -> list[int]:
+    """Parse a layout written ``"5 5 M / 1 2 7 / 3 4 7"`` or as 9 tokens into card codes."""
+    if isinstance(layout, str):
+        layout = [t for t in layout.replace("/", " ").split()]
+    return parse_layout(layout)
+
+
+def stack_deck(
+    config: RulesConfig,
+    layouts: Sequence[str | Sequence[object] | None] = (),
+    top: Sequence[object] = (),
+    rest_seed: int | None = 0,
+) -> list[str]:
+    """A full deck order (tokens, top first) with the given layouts and following cards.
+
+    ``layouts[p]`` is seat ``p``'s 9 cards (``None`` or missing: filled from the rest);
+    ``top`` are the cards right after the deal (normally pile A, pile B, then the draw
+    pile from the top). Every other card of the deck spec follows, shuffled with
+    ``rest_seed`` (``None``: canonical order). Asking for more copies of a card than the
+    deck has raises ``ValueError``.
+    """
+    n = config.num_players
+    if len(layouts) > n:
+        raise ValueError(f"{len(layouts)} layouts given for {n} players")
+    wanted: list[list[int] | None] = [None] * n
+    for p, layout in enumerate(layouts):
+        if layout is not None:
+            wanted[p] = layout_tokens(layout)
+    top_codes = [parse_card(t) for t in top]
+    pool = config.deck.counter()
+    used = Counter(top_codes)
+    for layout in wanted:
+        if layout is not None:
+            used.update(layout)
+    over = used - pool
+    if over:
+        raise ValueError(
+            "stack_deck asks for more cards than the deck has: "
+            + ", ".join(f"{card_token(c)} x{k} too many" for c, k in over.items())
+        )
+    rest = list((pool - used).elements())
+    if rest_seed is not None:
+        rng = np.random.default_rng(rest_seed)
+        rest = [rest[i] for i in rng.permutation(len(rest))]
+    deck: list[int] = []
+    for layout in wanted:
+        if layout is None:
+            deck.extend(rest[:9])
+            del rest[:9]
+        else:
+            deck.extend(layout)
+    deck.extend(top_codes)
+    deck.extend(rest)
+    return [card_token(c) for c in deck]
