@@ -1,4 +1,4 @@
-"""gnome_env: the card game Gnoming A Round (RULES.md R1-R23) as a reinforcement-learning environment.
+"""gnome_env: the card game Gnoming A Round (RULES.md R1-R23) as an RL environment.
 
 The engine (:class:`Game`) is pure Python + numpy. Start with::
 

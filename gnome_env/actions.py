@@ -66,18 +66,13 @@ def action_from_name(name: str) -> int:
 
 def coerce_action(action: object) -> int:
     """Turn an int-like action (int, numpy integer) into an int in the table, or raise."""
+    allowed = f"must be an integer in 0..{NUM_ACTIONS - 1}"
     if isinstance(action, bool):
-        raise ValueError(
-            f"action {action!r} is malformed: must be an integer in 0..{NUM_ACTIONS - 1}"
-        )
+        raise ValueError(f"action {action!r} is malformed: {allowed}")
     try:
         value = operator.index(action)
     except TypeError:
-        raise ValueError(
-            f"action {action!r} is malformed: must be an integer in 0..{NUM_ACTIONS - 1}"
-        ) from None
+        raise ValueError(f"action {action!r} is malformed: {allowed}") from None
     if not 0 <= value < NUM_ACTIONS:
-        raise ValueError(
-            f"action {value} is out of range: must be an integer in 0..{NUM_ACTIONS - 1}"
-        )
+        raise ValueError(f"action {value} is out of range: {allowed}")
     return value

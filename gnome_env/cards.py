@@ -35,8 +35,8 @@ LINES: tuple[tuple[int, int, int], ...] = (
 )
 
 _TOKEN_HELP = (
-    "a card is a non-zero integer value between "
-    f"-{MAX_VALUE} and {MAX_VALUE} (int or string such as '7', '-2'), 'M' (mulligan) or 'H' (hazard)"
+    f"a card is a non-zero integer value between -{MAX_VALUE} and {MAX_VALUE} "
+    "(int or string such as '7', '-2'), 'M' (mulligan) or 'H' (hazard)"
 )
 
 

@@ -10,9 +10,10 @@ One :class:`Game` is one whole game (all rounds). The decision API is:
 * ``game.apply(action)`` -- an illegal or malformed action raises ``ValueError`` and leaves
   the state unchanged.
 
-Every random choice of a round (deal R3, reshuffles R8) comes from a
-``numpy.random.Generator`` seeded with ``(seed, round)``, so the same seed and the same
-actions always give the same game.
+Every random choice comes from a fresh ``numpy.random.Generator`` seeded with
+``(seed, round)`` for the deal (R3) and ``(seed, round, k)`` for the k-th reshuffle (R8) of
+that round. The state therefore holds no generator, only counters: the same seed and the
+same actions always give the same game, and copies are cheap.
 
 Test hook (documented, used by the rule tests): ``Game(config, seed, stacked_decks={r: deck})``
 replaces round ``r``'s shuffled deck with ``deck``, a full deck order in R2 tokens, top card
@@ -22,7 +23,7 @@ cards a test wants.
 
 from __future__ import annotations
 
-import copy
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -79,7 +80,6 @@ class Game:
 
     __slots__ = (
         "_legal",
-        "_rng",
         "_turn_cap",
         "actions",
         "config",
@@ -100,6 +100,7 @@ class Game:
         "num_players",
         "phase",
         "piles",
+        "reshuffles",
         "round",
         "round_results",
         "seed",
@@ -149,12 +150,13 @@ class Game:
         n = self.num_players
         self.round = r
         self.first_player = r % n if cfg.rotate_start else 0  # R6
-        self._rng = np.random.default_rng((self.seed, r))
+        self.reshuffles = 0
         if r in self.stacked_decks:
-            deck = list(self.stacked_decks[r])
+            deck = [parse_card(token) for token in self.stacked_decks[r]]
         else:  # R3
             cards = cfg.deck.cards()
-            deck = [cards[i] for i in self._rng.permutation(len(cards))]
+            rng = np.random.default_rng((self.seed, r))
+            deck = [cards[i] for i in rng.permutation(len(cards))]
         self.layouts = [deck[9 * p : 9 * p + 9] for p in range(n)]
         self.face_up = [[False] * 9 for _ in range(n)]
         self.down_count = [9] * n
@@ -375,7 +377,9 @@ class Game:
             if len(pile) > 1:
                 cards.extend(pile[:-1])
                 del pile[:-1]
-        self.draw_pile = [cards[i] for i in self._rng.permutation(len(cards))]
+        self.reshuffles += 1
+        rng = np.random.default_rng((self.seed, self.round, self.reshuffles))
+        self.draw_pile = [cards[i] for i in rng.permutation(len(cards))]
 
     def _flip(self, pos: int) -> None:
         seat = self.current_seat
@@ -526,7 +530,7 @@ class Game:
         return +counts
 
     def copy(self) -> Game:
-        """An independent deep copy (same future randomness)."""
+        """An independent copy (same future randomness)."""
         new = Game.__new__(Game)
         for name in Game.__slots__:
             setattr(new, name, getattr(self, name))
@@ -539,14 +543,13 @@ class Game:
         new.draw_pile = list(self.draw_pile)
         new.piles = [list(self.piles[0]), list(self.piles[1])]
         new.flip_queue = list(self.flip_queue)
-        new._rng = copy.deepcopy(self._rng)
         new._legal = None if self._legal is None else list(self._legal)
         return new
 
     def state_tuple(self) -> tuple:
         """Every field that defines the game, as a comparable tuple (hidden cards included)."""
         return (
-            self.config,
+            _config_key(self.config),
             self.seed,
             tuple(sorted((r, tuple(d)) for r, d in self.stacked_decks.items())),
             tuple(self.totals),
@@ -570,7 +573,7 @@ class Game:
             self.first_out,
             self.endgame_turns_left,
             tuple(self.flip_queue),
-            str(self._rng.bit_generator.state),
+            self.reshuffles,
         )
 
     def digest(self) -> str:
@@ -607,20 +610,30 @@ class Game:
         )
 
 
+@functools.lru_cache(maxsize=64)
+def _config_key(config: RulesConfig) -> str:
+    """A stable text form of a config (computed once per config; it is immutable)."""
+    return repr(config)
+
+
 def _check_stacked_decks(
     config: RulesConfig, stacked: Mapping[int, Sequence[object]] | None
-) -> dict[int, tuple[int, ...]]:
-    """Validate the test hook: each stacked deck is a full permutation of the deck spec."""
+) -> dict[int, tuple[str, ...]]:
+    """Validate the test hook: each stacked deck is a full permutation of the deck spec.
+
+    Returns the decks as normalized R2 tokens (the form records store).
+    """
     if not stacked:
         return {}
     if not isinstance(stacked, Mapping):
         raise ValueError("stacked_decks must map round index to a deck order")
     want = config.deck.counter()
-    out: dict[int, tuple[int, ...]] = {}
+    out: dict[int, tuple[str, ...]] = {}
     for r, deck in stacked.items():
         if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < config.rounds:
             raise ValueError(
-                f"stacked_decks: round {r!r} is not allowed: must be an int in 0..{config.rounds - 1}"
+                f"stacked_decks: round {r!r} is not allowed: "
+                f"must be an int in 0..{config.rounds - 1}"
             )
         codes = tuple(parse_card(c) for c in deck)
         got = Counter(codes)
@@ -632,5 +645,5 @@ def _check_stacked_decks(
                 f"missing {dict((card_token(c), k) for c, k in missing.items())}, "
                 f"extra {dict((card_token(c), k) for c, k in extra.items())}"
             )
-        out[r] = codes
+        out[r] = tuple(card_token(c) for c in codes)
     return out

@@ -12,7 +12,6 @@ import json
 import os
 from pathlib import Path
 
-from gnome_env.cards import card_token
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Game
 
@@ -40,9 +39,7 @@ def to_record(game: Game) -> dict:
         "version": RECORD_VERSION,
         "rules": game.config.to_dict(),
         "seed": game.seed,
-        "stacked_decks": {
-            str(r): [card_token(c) for c in deck] for r, deck in sorted(game.stacked_decks.items())
-        },
+        "stacked_decks": {str(r): list(deck) for r, deck in sorted(game.stacked_decks.items())},
         "actions": list(game.actions),
         "checkpoints": checkpoints,
         "final": {
@@ -60,11 +57,13 @@ def replay(record: dict) -> Game:
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
     if record.get("format") != RECORD_FORMAT:
         raise RecordError(
-            f"not a gnome_env game record: format is {record.get('format')!r}, expected {RECORD_FORMAT!r}"
+            f"not a gnome_env game record: format is {record.get('format')!r}, "
+            f"expected {RECORD_FORMAT!r}"
         )
     if record.get("version") != RECORD_VERSION:
         raise RecordError(
-            f"record version {record.get('version')!r} is not supported: this gnome_env reads version {RECORD_VERSION}"
+            f"record version {record.get('version')!r} is not supported: "
+            f"this gnome_env reads version {RECORD_VERSION}"
         )
     missing = [k for k in _KEYS if k not in record]
     unknown = [k for k in record if k not in _KEYS]
