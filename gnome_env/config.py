@@ -51,7 +51,7 @@ class RulesConfig:
     rounds: int = 3
     """R23: rounds per game."""
     deck: DeckSpec = field(default_factory=DeckSpec.default)
-    """R1: the deck spec."""
+    """R1: the deck spec (a ``{token: copies}`` mapping is accepted and converted)."""
 
     def __post_init__(self) -> None:
         _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
@@ -71,6 +71,8 @@ class RulesConfig:
                 " or null (= 60 x num_players)",
             )
         _check_int("rounds", self.rounds, 1, MAX_ROUNDS)
+        if isinstance(self.deck, Mapping):  # a {token: copies} mapping is converted
+            object.__setattr__(self, "deck", DeckSpec.from_dict(self.deck))
         if not isinstance(self.deck, DeckSpec):
             raise ValueError(
                 f"deck={self.deck!r} is not allowed: must be a DeckSpec or a mapping "
@@ -107,10 +109,7 @@ class RulesConfig:
                 f"unknown rules field(s) {', '.join(map(repr, unknown))}; "
                 f"allowed fields: {', '.join(allowed)}"
             )
-        kwargs = dict(values)
-        if "deck" in kwargs and not isinstance(kwargs["deck"], DeckSpec):
-            kwargs["deck"] = DeckSpec.from_dict(kwargs["deck"])  # type: ignore[arg-type]
-        return cls(**kwargs)  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON-friendly mapping; ``from_dict(to_dict())`` gives an equal config."""
