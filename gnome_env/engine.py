@@ -367,7 +367,7 @@ class Game:
         else:
             pile = action - A.TAKE_A
             self.held = self.piles[pile].pop()
-            self.held_source = Source.PILE_A + pile
+            self.held_source = Source.PILE_B if pile else Source.PILE_A
         self.phase = Phase.PLACE
 
     def _reshuffle(self) -> None:
@@ -581,26 +581,37 @@ class Game:
         return hashlib.sha256(repr(self.state_tuple()).encode()).hexdigest()[:16]
 
     def render(self) -> str:
-        """A plain-text picture of the whole state (hidden cards shown as ``##``)."""
+        """A plain-text picture of the table: layouts as 3x3 grids, face-down cards as ``##``.
+
+        ``<`` marks the seat that decides now, ``*`` the first-out player.
+        """
         lines = [
-            f"round {self.round + 1}/{self.config.rounds}  phase {self.phase.name}  "
-            f"seat {self.current_seat} to decide  turn of seat {self.turn_player}  "
-            f"turns {self.turns_played}/{self._turn_cap}"
+            f"Round {self.round + 1}/{self.config.rounds} | phase {self.phase.name} | "
+            f"turn {self.turns_played + 1} of at most {self._turn_cap}, seat {self.turn_player}"
         ]
         tops = [card_token(p[-1]) if p else "--" for p in self.piles]
         lines.append(
-            f"draw pile {len(self.draw_pile)}  pile A {tops[0]} ({len(self.piles[0])})  "
-            f"pile B {tops[1]} ({len(self.piles[1])})  hazards removed {self.hazards_removed}"
+            f"Draw pile {len(self.draw_pile)} | pile A {tops[0]} ({len(self.piles[0])}) | "
+            f"pile B {tops[1]} ({len(self.piles[1])}) | hazards removed {self.hazards_removed}"
         )
         if self.held is not None:
-            lines.append(f"in hand {card_token(self.held)} from {self.held_source.name}")
+            lines.append(f"In hand: {card_token(self.held)} ({self.held_source.name.lower()})")
+        width = 12
+        heads, grid, foot = [], [[], [], []], []
         for seat in range(self.num_players):
+            mark = ("<" if seat == self.current_seat else "") + (
+                "*" if seat == self.first_out else ""
+            )
+            heads.append(f"seat {seat}{mark}".ljust(width))
             cells = [
-                f"{card_token(c):>3}" if c is not None else " ##" for c in self.visible_layout(seat)
+                " ##" if c is None else f"{card_token(c):>3}" for c in self.visible_layout(seat)
             ]
-            rows = " /".join("".join(cells[i : i + 3]) for i in (0, 3, 6))
-            marks = " first-out" if self.first_out == seat else ""
-            lines.append(f"seat {seat}: {rows}   total {self.totals[seat]}{marks}")
+            for row in range(3):
+                grid[row].append("".join(cells[3 * row : 3 * row + 3]).ljust(width))
+            foot.append(f"total {self.totals[seat]}".ljust(width))
+        lines.append("".join(heads).rstrip())
+        lines.extend("".join(row).rstrip() for row in grid)
+        lines.append("".join(foot).rstrip())
         return "\n".join(lines)
 
     def __repr__(self) -> str:

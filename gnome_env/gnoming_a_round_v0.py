@@ -1,0 +1,362 @@
+"""Gnoming A Round -- PettingZoo AEC environment.
+
+=====================  ==========================================================
+Import                 ``from gnome_env import gnoming_a_round_v0``
+Actions                Discrete(33)
+Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` (3..7)
+Parallel API           no (turn-based, ``is_parallelizable=False``)
+Observation shape      ``observation``: (1394,) float32, ``action_mask``: (33,) int8
+Observation values     ``observation`` in [0, 1] except ``totals`` (see below)
+State shape            (1483,) float32 (``state()``, full information)
+=====================  ==========================================================
+
+``env(**kw)`` is the checked environment: calls before ``reset`` are refused, an action
+outside ``Discrete(33)`` raises ``AssertionError``, and an illegal (masked-out) action ends
+the game with reward -1 for the offender and a warning -- the behaviour of PettingZoo's
+standard wrapper stack (``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+TerminateIllegalWrapper(raw_env, -1)))``), implemented natively because those generic
+wrappers cost more than a whole game step here. ``raw_env(**kw)`` has no such checks: an
+illegal action raises ``ValueError`` and leaves the state unchanged.
+
+Keyword arguments: ``num_players`` (3..7, default 4), ``reward_mode`` (``"win"``,
+``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``) and every
+field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
+``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
+``deck``). A bad value raises ``ValueError`` naming it.
+
+Action space
+------------
+One flat table (``gnome_env.actions``), the same in every phase; the mask says which ids are
+legal now.
+
+======  ====================  ==========================================================
+id      name                  meaning
+======  ====================  ==========================================================
+0       draw                  take the top card of the draw pile (R7, reshuffle R8)
+1, 2    take_a, take_b        take the top card of discard pile A / B (R7)
+3-11    place@0..place@8      put the card in hand at layout position 0..8 (R9, R10)
+12, 13  discard_a, discard_b  discard onto pile A / B (R14); a hazard: 12 only (removed)
+14-22   bounce@0..bounce@8    bounce the displaced card to position 0..8 (R11)
+23-31   flip@0..flip@8        turn an own face-down card up (opening R5, hazard R13)
+32      decline               decline the flip a hazard offers (R13)
+======  ====================  ==========================================================
+
+Positions are row-major: 0 1 2 / 3 4 5 / 6 7 8.
+
+Legal actions mask
+------------------
+``observation["action_mask"]`` is 1 where the action is legal for the agent to act, and all
+zeros for every other agent. Opening flips and hazard flips are decisions of the seat
+concerned, so the acting agent is not always the player whose turn it is.
+
+Observation space
+-----------------
+Seen from the observing agent; seats are listed from the observer on, in turn order, and
+padded to 7 (so one network plays every seat count). With the default deck (K = 18 card
+kinds: -4..-1, M, 1..12, H; a custom deck changes K) the blocks are:
+
+==================  ===========  ==============================================================
+slice               block        content
+==================  ===========  ==============================================================
+[0, 1260)           layouts      7 seats x 9 positions x one-hot(K+2): absent, face down, kind
+[1260, 1267)        present      1 for seats in the game
+[1267, 1287)        hand         one-hot(K+2) card in hand (drawn, taken or displaced)
+[1287, 1292)        hand_source  one-hot: none, draw pile, pile A, pile B, displaced
+[1292, 1293)        can_bounce   1 if the card in hand is a displaced card that may bounce
+[1293, 1333)        pile_tops    2 x one-hot(K+2): top of pile A, top of pile B (0 = empty)
+[1333, 1335)        pile_sizes   cards in pile A, B / deck size
+[1335, 1336)        draw_pile    cards in the draw pile / deck size
+[1336, 1342)        phase        one-hot: opening flip, draw, place, displaced, hazard flip, over
+[1342, 1351)        filled       positions filled this turn (not a bounce target)
+[1351, 1358)        turn_player  one-hot relative seat whose turn it is
+[1358, 1366)        first_out    one-hot: none, or relative seat of the first-out player
+[1366, 1367)        endgame      endgame turns left / 6
+[1367, 1368)        round        round index / (rounds - 1)
+[1368, 1369)        turns        turns played this round / turn cap
+[1369, 1376)        totals       running totals / 100, relative seat order (not in [0, 1])
+[1376, 1394)        unseen       per kind: cards not seen / copies in deck (card counting)
+==================  ===========  ==============================================================
+
+Everything is public information: a seat's observation does not change when the cards it
+cannot see (face-down layout cards, draw-pile order) are permuted. ``state()`` encodes the
+same blocks from seat 0 with every card revealed, plus face-up flags, the acting seat and
+the draw pile's composition, for centralized critics.
+
+Rewards
+-------
+``reward_mode="win"`` (default): at game end the winners split +1 and the others split -1
+(zero-sum; all 0 if everybody ties). ``"score"``: at each round end,
+(mean of the other seats' round scores - own round score) / 10 (zero-sum). ``"raw"``: at
+each round end, -own round score / 10. When a round ends, ``infos[agent]`` holds
+``round``, ``round_scores``, ``layout_scores``, ``first_out``, ``ended_by`` and ``totals``
+(and ``winners`` at game end) until that agent next acts. If the last round ended at the
+round cap (R17) the game is scored normally but reported as truncated, not terminated.
+
+Version history
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from gnome_env import actions as A
+from gnome_env.config import RulesConfig
+from gnome_env.encoding import ObservationEncoder
+from gnome_env.engine import Game
+from gnome_env.rewards import check_reward_mode, game_end_rewards, round_end_rewards
+
+ENV_NAME = "gnoming_a_round_v0"
+RENDER_MODES = ("human", "ansi")
+ILLEGAL_ACTION_REWARD = -1.0
+_BEFORE_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
+)
+
+
+def make_config(num_players: int = 4, **rules: Any) -> RulesConfig:
+    """Build a validated :class:`RulesConfig` from env keyword arguments."""
+    return RulesConfig.from_dict({"num_players": num_players, **rules})
+
+
+class raw_env(AECEnv):
+    """The AEC environment without checks: an illegal action raises ``ValueError``."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": ENV_NAME,
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        reward_mode: str = "win",
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        super().__init__()
+        self.config = make_config(num_players, **rules)
+        self.reward_mode = check_reward_mode(reward_mode)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed: must be None or one of {RENDER_MODES}"
+            )
+        self.render_mode = render_mode
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.config)
+        self.state_encoder = ObservationEncoder(self.config, reveal=True)
+        low, high = self.encoder.bounds()
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (A.NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        act_space = gymnasium.spaces.Discrete(A.NUM_ACTIONS)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        s_low, s_high = self.state_encoder.bounds()
+        self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
+        self._seeder: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space (the same for every agent)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space (the same for every agent)."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. A seed fixes this game and every later unseeded reset."""
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+        elif self._seeder is None:
+            self._seeder = np.random.default_rng()
+        self.game = Game(self.config, int(self._seeder.integers(2**63 - 1)))
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask (all zeros unless it is to act)."""
+        game = self.game
+        seat = self._seat[agent]
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        if seat == game.current_seat and agent == self.agent_selection:
+            mask[game.legal_actions()] = 1
+        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """Full-information state (every card revealed), from seat 0, for central critics."""
+        return self.state_encoder.encode(self.game, 0)
+
+    def step(self, action: Any) -> None:
+        """Apply the acting agent's action (``None`` for an agent that is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        rounds_before = len(game.round_results)
+        game.apply(action)  # raises ValueError for an illegal action, state unchanged
+        self._after_apply(agent, rounds_before)
+
+    def _after_apply(self, agent: str, rounds_before: int) -> None:
+        game = self.game
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        rewards = [0.0] * game.num_players
+        if len(game.round_results) > rounds_before:
+            result = game.round_results[-1]
+            rewards = round_end_rewards(self.reward_mode, result.round_scores)
+            info = self._round_info(result)
+            if game.is_over:
+                winners = game.winners()
+                info["winners"] = [self.possible_agents[s] for s in winners]
+                end = game_end_rewards(self.reward_mode, winners, game.num_players)
+                rewards = [a + b for a, b in zip(rewards, end, strict=True)]
+                truncated = result.ended_by == "turn_cap"
+                self.terminations = dict.fromkeys(self.agents, not truncated)
+                self.truncations = dict.fromkeys(self.agents, truncated)
+            for a in self.agents:
+                self.infos[a] = dict(info)
+        self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
+        self._accumulate_rewards()
+        if game.is_over:
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.num_players]
+        else:
+            self.agent_selection = self.possible_agents[game.current_seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _round_info(self, result) -> dict[str, Any]:
+        agents = self.possible_agents
+        return {
+            "round": result.round,
+            "round_scores": dict(zip(agents, result.round_scores, strict=True)),
+            "layout_scores": dict(zip(agents, result.layout_scores, strict=True)),
+            "first_out": None if result.first_out is None else agents[result.first_out],
+            "ended_by": result.ended_by,
+            "totals": dict(zip(agents, self.game.totals, strict=True)),
+        }
+
+    def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        text = self.game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class CheckedEnv(raw_env):
+    """``env()``: raw_env plus the standard wrappers' checks, implemented natively."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._has_reset = False
+        self._illegal_terminated = False
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _BEFORE_RESET or name == "num_agents":
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def num_agents(self) -> int:
+        """Number of agents still in the game."""
+        if not self.__dict__.get("_has_reset"):
+            raise AttributeError("num_agents cannot be accessed before reset")
+        return len(self.agents)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game."""
+        self._has_reset = True
+        self._illegal_terminated = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """As raw_env, refused before reset."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        """As raw_env, refused before reset."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    def render(self) -> str | None:
+        """As raw_env, refused before reset."""
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """As raw_env, refused before reset."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return super().agent_iter(max_iter)
+
+    def step(self, action: Any) -> None:
+        """Order, bounds and legality checks, then raw_env's step."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and done) and not self.action_spaces[agent].contains(action):
+            raise AssertionError("action is not in action space")
+        if done:
+            # the wrappers route a dead agent's step to raw_env (which checks it is None)
+            self._was_dead_step(action)
+            return
+        game = self.game
+        if int(action) not in game.legal_actions():
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0.0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards[agent] = ILLEGAL_ACTION_REWARD
+            self._accumulate_rewards()
+            self._deads_step_first()
+            self._illegal_terminated = True
+            return
+        rounds_before = len(game.round_results)
+        game.apply(action)
+        self._after_apply(agent, rounds_before)
+
+    def __str__(self) -> str:
+        return ENV_NAME
+
+
+def env(**kwargs: Any) -> CheckedEnv:
+    """The checked AEC environment (see the module docstring)."""
+    return CheckedEnv(**kwargs)
