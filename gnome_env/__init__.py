@@ -20,6 +20,27 @@ from gnome_env.validate import InvariantError, check_invariants
 
 __version__ = "0.1.0"
 
+
+def _register() -> None:
+    """Register the environments with PettingZoo's and Gymnasium's registries (by name only)."""
+    try:
+        from pettingzoo import register as register_aec
+    except ImportError:  # PettingZoo without a registry (< 1.27)
+        pass
+    else:
+        import warnings
+
+        with warnings.catch_warnings():  # re-registering on reload is harmless
+            warnings.simplefilter("ignore")
+            register_aec(
+                "aec",
+                "gnome_env/gnoming_a_round_v0",
+                entry_point="gnome_env.gnoming_a_round_v0:env",
+            )
+
+
+_register()
+
 __all__ = [
     "ACTION_NAMES",
     "HAZARD",
