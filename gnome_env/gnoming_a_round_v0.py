@@ -343,7 +343,7 @@ class CheckedEnv(raw_env):
             self._cumulative_rewards[agent] = 0.0
             self.terminations = dict.fromkeys(self.agents, True)
             self.truncations = dict.fromkeys(self.agents, True)
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards = dict.fromkeys(self.agents, 0)  # ints, exactly as the wrapper
             self.rewards[agent] = ILLEGAL_ACTION_REWARD
             self._accumulate_rewards()
             self._deads_step_first()

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from gnome_env import NUM_ACTIONS, Game, Phase, RulesConfig
+from gnome_env import NUM_ACTIONS, Game, Phase, RulesConfig, Source
 from gnome_env import actions as A
 
 
@@ -129,3 +129,12 @@ def test_render_shows_hidden_cards_as_hashes():
     game.apply(A.FLIP + 4)
     assert game.render().count("##") == 26
     assert game.phase == Phase.OPENING_FLIP
+
+
+def test_held_source_names_the_pile_a_card_was_taken_from():
+    game = Game(RulesConfig(num_players=3), 0)
+    while game.phase == Phase.OPENING_FLIP:
+        game.apply(game.legal_actions()[0])
+    game.apply(A.TAKE_B)
+    assert game.held_source is Source.PILE_B
+    assert "(pile_b)" in game.render()

@@ -1,0 +1,411 @@
+"""The PettingZoo AEC environment: API conformance, masks, rewards, infos, leaks, checks."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, performance_benchmark, seed_test
+from pettingzoo.utils import wrappers
+
+from gnome_env import Game, gnoming_a_round_v0
+from gnome_env import actions as A
+from gnome_env.engine import Phase
+
+SEATS = [3, 4, 5, 6, 7]
+MODES = ["win", "score", "raw"]
+
+
+def random_action(env, rng: random.Random):
+    obs, _, term, trunc, _ = env.last()
+    if term or trunc:
+        return None
+    return rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+
+
+def play_out(env, seed: int, rng_seed: int = 0):
+    """Reset with ``seed`` and play random legal actions to the end; return the reward sums."""
+    env.reset(seed=seed)
+    rng = random.Random(rng_seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        _, reward, _, _, _ = env.last()
+        totals[agent] += reward
+        env.step(random_action(env, rng))
+    return totals
+
+
+# ---------------------------------------------------------------------- PettingZoo's own tests
+@pytest.mark.parametrize("num_players", SEATS)
+@pytest.mark.parametrize("mode", MODES)
+def test_pettingzoo_api_and_seed_tests(num_players, mode):
+    api_test(gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode), num_cycles=200)
+    seed_test(
+        lambda: gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode), num_cycles=200
+    )
+
+
+@pytest.mark.parametrize("num_players", [3, 7])
+def test_pettingzoo_api_test_on_raw_env(num_players):
+    api_test(gnoming_a_round_v0.raw_env(num_players=num_players), num_cycles=200)
+
+
+def test_pettingzoo_performance_benchmark_runs(capsys):
+    performance_benchmark(gnoming_a_round_v0.env(num_players=5))
+    out = capsys.readouterr().out
+    turns = float(out.split(" turns per second")[0].split()[-1])
+    assert turns > 0
+
+
+def test_registered_in_pettingzoo_registry():
+    pettingzoo = pytest.importorskip("pettingzoo")
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip("this PettingZoo has no registry")
+    env = pettingzoo.make("aec", "gnome_env/gnoming_a_round_v0", num_players=6)
+    assert env.possible_agents == [f"player_{i}" for i in range(6)]
+
+
+def test_metadata_spaces_and_same_observation_size_for_every_seat_count():
+    sizes = set()
+    for n in SEATS:
+        env = gnoming_a_round_v0.env(num_players=n)
+        assert env.metadata["name"] == "gnoming_a_round_v0"
+        assert env.metadata["is_parallelizable"] is False
+        assert set(env.metadata["render_modes"]) == {"human", "ansi"}
+        space = env.observation_space("player_0")
+        assert space["action_mask"].shape == (A.NUM_ACTIONS,)
+        assert space["action_mask"].dtype == np.int8
+        assert space["observation"].dtype == np.float32
+        assert env.action_space("player_0").n == A.NUM_ACTIONS
+        sizes.add(space["observation"].shape)
+        env.reset(seed=0)
+        assert env.state().shape == env.state_space.shape
+        assert env.state_space.contains(env.state())
+    assert sizes == {(1394,)}
+
+
+# ---------------------------------------------------------------------- masks and actions
+@pytest.mark.parametrize("num_players", SEATS)
+def test_mask_matches_engine_legal_set_at_every_step(num_players):
+    env = gnoming_a_round_v0.raw_env(num_players=num_players, bounce_face_up=True)
+    env.reset(seed=num_players)
+    rng = random.Random(1)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        game = env.game
+        if not (term or trunc):
+            seat = int(agent.split("_")[1])
+            assert seat == game.current_seat
+            assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(game.legal_actions())
+            for other in env.agents:
+                if other != agent:
+                    assert not env.observe(other)["action_mask"].any()
+            steps += 1
+        env.step(random_action(env, rng))
+    assert steps > 100
+
+
+def test_int_and_numpy_int_actions_give_the_same_game():
+    results = []
+    for cast in (int, np.int64, np.int32, np.uint8, np.intp):
+        env = gnoming_a_round_v0.env(num_players=4)
+        env.reset(seed=3)
+        rng = random.Random(5)
+        for _ in range(300):
+            action = random_action(env, rng)
+            env.step(None if action is None else cast(action))
+            if not env.agents:
+                break
+        results.append(env.game.digest())
+    assert len(set(results)) == 1
+
+
+def test_raw_env_illegal_action_raises_and_leaves_state_unchanged():
+    env = gnoming_a_round_v0.raw_env(num_players=3)
+    env.reset(seed=0)
+    before = env.game.digest()
+    with pytest.raises(ValueError, match=r"illegal action 0 \(draw\) in phase OPENING_FLIP"):
+        env.step(A.DRAW)
+    assert env.game.digest() == before
+    assert env.agent_selection == "player_0"
+
+
+# ---------------------------------------------------------------------- rewards and infos
+@pytest.mark.parametrize("num_players", SEATS)
+def test_win_rewards_are_zero_sum_and_pay_the_winners(num_players):
+    env = gnoming_a_round_v0.env(num_players=num_players)
+    for seed in range(3):
+        totals = play_out(env, seed)
+        assert sum(totals.values()) == pytest.approx(0.0)
+        winners = env.game.winners()
+        for seat, agent in enumerate(env.possible_agents):
+            if seat in winners:
+                assert totals[agent] == pytest.approx(1 / len(winners))
+            else:
+                assert totals[agent] == pytest.approx(-1 / (num_players - len(winners)))
+
+
+@pytest.mark.parametrize("num_players", [3, 5, 7])
+def test_score_and_raw_rewards_follow_the_round_scores(num_players):
+    for mode in ("score", "raw"):
+        env = gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode)
+        totals = play_out(env, seed=11)
+        rounds = env.game.round_results
+        for seat, agent in enumerate(env.possible_agents):
+            own = sum(r.round_scores[seat] for r in rounds)
+            if mode == "raw":
+                expected = -own / 10
+            else:
+                others = sum(
+                    sum(r.round_scores[s] for s in range(num_players) if s != seat) for r in rounds
+                )
+                expected = (others / (num_players - 1) - own) / 10
+            assert totals[agent] == pytest.approx(expected)
+        if mode == "score":
+            assert sum(totals.values()) == pytest.approx(0.0)
+
+
+def test_round_end_infos_carry_scores_totals_and_winners():
+    env = gnoming_a_round_v0.raw_env(num_players=3)
+    env.reset(seed=2)
+    rng = random.Random(0)
+    seen_rounds = []
+    while env.agents:
+        agent = env.agent_selection
+        info = env.infos[agent]
+        if "round" in info and info["round"] not in seen_rounds:
+            seen_rounds.append(info["round"])
+            result = env.game.round_results[info["round"]]
+            assert info["round_scores"] == {f"player_{s}": result.round_scores[s] for s in range(3)}
+            assert info["layout_scores"]["player_1"] == result.layout_scores[1]
+            assert info["ended_by"] == result.ended_by
+        env.step(random_action(env, rng))
+    assert seen_rounds == [0, 1, 2]
+
+
+def test_game_end_info_names_winners_for_every_agent():
+    env = gnoming_a_round_v0.raw_env(num_players=4)
+    env.reset(seed=8)
+    rng = random.Random(0)
+    while not env.game.is_over:
+        env.step(random_action(env, rng))
+    winners = [f"player_{s}" for s in env.game.winners()]
+    for agent in env.agents:
+        assert env.infos[agent]["winners"] == winners
+        assert env.infos[agent]["totals"] == {
+            f"player_{s}": t for s, t in enumerate(env.game.totals)
+        }
+        assert env.terminations[agent] and not env.truncations[agent]
+
+
+def test_round_cap_in_last_round_truncates_instead_of_terminating():
+    env = gnoming_a_round_v0.env(num_players=3, rounds=1, max_turns_per_round=4)
+    env.reset(seed=0)
+    rng = random.Random(0)
+    while not env.game.is_over:
+        env.step(random_action(env, rng))
+    assert env.game.round_results[0].ended_by == "turn_cap"
+    assert all(env.truncations.values())
+    assert not any(env.terminations.values())
+    assert sum(env._cumulative_rewards.values()) == pytest.approx(0.0)
+    # every agent is then stepped out with None
+    for _agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        assert trunc and not term
+        env.step(None)
+    assert env.agents == []
+
+
+def test_round_cap_in_an_earlier_round_does_not_end_the_episode():
+    env = gnoming_a_round_v0.env(num_players=3, rounds=2, max_turns_per_round=4)
+    env.reset(seed=0)
+    rng = random.Random(0)
+    while len(env.game.round_results) == 0:
+        env.step(random_action(env, rng))
+    assert env.game.round_results[0].ended_by == "turn_cap"
+    assert not any(env.truncations.values()) and not any(env.terminations.values())
+    assert env.game.phase == Phase.OPENING_FLIP
+
+
+# ---------------------------------------------------------------------- no hidden-information leak
+def permute_hidden_cards(game: Game, rng: random.Random) -> Game:
+    """A copy of ``game`` with every card nobody can see shuffled among the hidden places."""
+    other = game.copy()
+    places = [(s, q) for s in range(other.num_players) for q in range(9) if not other.face_up[s][q]]
+    hidden = [other.layouts[s][q] for s, q in places] + other.draw_pile
+    rng.shuffle(hidden)
+    for (s, q), card in zip(places, hidden, strict=False):
+        other.layouts[s][q] = card
+    other.draw_pile = hidden[len(places) :]
+    return other
+
+
+@pytest.mark.parametrize("num_players", SEATS)
+def test_no_information_leak_permuting_unseen_cards(num_players):
+    env = gnoming_a_round_v0.raw_env(num_players=num_players)
+    env.reset(seed=21)
+    rng = random.Random(4)
+    checked = 0
+    changed_state = 0
+    for step in range(400):
+        if not env.agents or env.game.is_over:
+            break
+        if step % 7 == 0:
+            game = env.game
+            twin = permute_hidden_cards(game, rng)
+            for seat in range(num_players):
+                obs_a = env.encoder.encode(game, seat)
+                obs_b = env.encoder.encode(twin, seat)
+                assert np.array_equal(obs_a, obs_b)
+            assert twin.legal_actions() == game.legal_actions()
+            if not np.array_equal(
+                env.state_encoder.encode(game, 0), env.state_encoder.encode(twin, 0)
+            ):
+                changed_state += 1  # the full state does see the hidden cards
+            checked += 1
+        env.step(random_action(env, rng))
+    assert checked > 20
+    assert changed_state > 0
+
+
+# ---------------------------------------------------------------------- env() == standard wrappers
+def standard_stack(**kwargs):
+    raw = gnoming_a_round_v0.raw_env(**kwargs)
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, -1))
+    )
+
+
+def outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as err:
+        return (type(err).__name__, str(err))
+
+
+def snapshot(env):
+    if not env.agents:
+        return ("no agents", dict(env.rewards))
+    obs, reward, term, trunc, info = env.last()
+    return (
+        env.agent_selection,
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        reward,
+        term,
+        trunc,
+        info,
+        dict(env.rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+    )
+
+
+def scripted_run(env, illegal_at: int, caplog):
+    """Calls before reset, out-of-bounds actions, an illegal action, then stepping out."""
+    trace = [outcome(lambda: env.step(0)), outcome(lambda: env.observe("player_0"))]
+    trace.append(outcome(lambda: env.agent_selection))
+    trace.append(outcome(lambda: env.num_agents))
+    trace.append(outcome(lambda: env.render()))
+    env.reset(seed=5)
+    rng = random.Random(2)
+    for _ in range(illegal_at):
+        trace.append(snapshot(env))
+        env.step(random_action(env, rng))
+    trace.append(outcome(lambda: env.step(A.NUM_ACTIONS)))  # out of range
+    trace.append(outcome(lambda: env.step(-1)))
+    mask = env.last()[0]["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    caplog.clear()
+    env.step(illegal)
+    trace.append(("warned", any("illegal" in r.getMessage().lower() for r in caplog.records)))
+    trace.append(snapshot(env))
+    trace.append(outcome(lambda: env.step(0)))  # a dead agent may only step None
+    while env.agents:
+        trace.append(snapshot(env))
+        env.step(None)
+    trace.append(snapshot(env))
+    caplog.clear()
+    env.step(None)  # after the game: a warning, nothing else
+    trace.append(("warned", bool(caplog.records)))
+    return trace
+
+
+@pytest.mark.parametrize("illegal_at", [0, 5, 40])
+def test_checked_env_behaves_like_the_standard_wrapper_stack(illegal_at, caplog):
+    caplog.set_level(logging.WARNING)
+    native = scripted_run(gnoming_a_round_v0.env(num_players=4), illegal_at, caplog)
+    wrapped = scripted_run(standard_stack(num_players=4), illegal_at, caplog)
+    assert len(native) == len(wrapped)
+    for a, b in zip(native, wrapped, strict=True):
+        assert repr(a) == repr(b)
+    assert ("warned", True) in native
+
+
+def test_checked_env_full_game_matches_standard_stack_step_by_step():
+    native = gnoming_a_round_v0.env(num_players=5, reward_mode="score")
+    wrapped = standard_stack(num_players=5, reward_mode="score")
+    native.reset(seed=9)
+    wrapped.reset(seed=9)
+    rng_a, rng_b = random.Random(3), random.Random(3)
+    for agent_a, agent_b in zip(native.agent_iter(), wrapped.agent_iter(), strict=True):
+        assert agent_a == agent_b
+        assert repr(snapshot(native)) == repr(snapshot(wrapped))
+        native.step(random_action(native, rng_a))
+        wrapped.step(random_action(wrapped, rng_b))
+    assert native.agents == wrapped.agents == []
+
+
+# ---------------------------------------------------------------------- arguments and rendering
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_players": 8}, "num_players=8"),
+        ({"num_players": 2}, "num_players=2"),
+        ({"reward_mode": "points"}, "reward_mode='points'"),
+        ({"render_mode": "rgb_array"}, "render_mode='rgb_array'"),
+        ({"rounds": 0}, "rounds=0"),
+        ({"max_turns_per_round": -3}, "max_turns_per_round=-3"),
+        ({"colour": "red"}, "unknown rules field"),
+    ],
+)
+def test_bad_keyword_arguments_are_clear_value_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        gnoming_a_round_v0.env(**kwargs)
+
+
+def test_rules_keyword_arguments_reach_the_engine():
+    env = gnoming_a_round_v0.env(num_players=6, rounds=2, bounce_face_up=True, rotate_start=False)
+    env.reset(seed=0)
+    assert env.game.config.rounds == 2
+    assert env.game.config.bounce_face_up is True
+    assert env.game.config.rotate_start is False
+    assert env.possible_agents == [f"player_{i}" for i in range(6)]
+
+
+def test_ansi_render_returns_the_table_and_human_prints_it(capsys):
+    env = gnoming_a_round_v0.env(num_players=3, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert text == env.game.render()
+    assert text.count("##") == 27
+    human = gnoming_a_round_v0.env(num_players=3, render_mode="human")
+    human.reset(seed=0)
+    assert human.render() is None
+    assert capsys.readouterr().out.strip() == text.strip()
+
+
+def test_unseeded_resets_after_a_seeded_one_are_reproducible():
+    a, b = gnoming_a_round_v0.env(num_players=3), gnoming_a_round_v0.env(num_players=3)
+    a.reset(seed=123)
+    b.reset(seed=123)
+    a.reset()
+    b.reset()
+    assert a.game.digest() == b.game.digest()
+    c = gnoming_a_round_v0.env(num_players=3)
+    c.reset(seed=124)
+    c.reset()
+    assert c.game.digest() != a.game.digest()
