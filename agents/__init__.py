@@ -1,1 +1,6 @@
 """Players of gnome_env: heuristic bots and learned-policy loaders (built on gnome_env only)."""
+
+from agents.random_agent import RandomAgent
+from agents.registry import known_specs, make_agent
+
+__all__ = ["RandomAgent", "known_specs", "make_agent"]

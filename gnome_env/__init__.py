@@ -37,6 +37,15 @@ def _register() -> None:
                 "gnome_env/gnoming_a_round_v0",
                 entry_point="gnome_env.gnoming_a_round_v0:env",
             )
+    try:
+        import gymnasium
+    except ImportError:  # pragma: no cover - gymnasium is a dependency
+        return
+    if "gnome_env/GnomingARound-v0" not in gymnasium.registry:  # re-import: already there
+        gymnasium.register(
+            id="gnome_env/GnomingARound-v0",
+            entry_point="gnome_env.gym_env:GnomeSingleSeatEnv",
+        )
 
 
 _register()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gnome_env.cards import HAZARD
-from gnome_env.config import MAX_PLAYERS, RulesConfig
+from gnome_env.config import MAX_PLAYERS, MAX_ROUNDS, RulesConfig
 from gnome_env.engine import Game, Phase, Source
 
 NONE, FACE_DOWN, FIRST_KIND = 0, 1, 2
@@ -208,8 +208,10 @@ class ObservationEncoder:
         low = np.zeros(self.size, dtype=np.float32)
         high = np.ones(self.size, dtype=np.float32)
         totals = self.slices["totals"]
-        # |round score| <= 9 * 99 + 5 < 1000 for any allowed card values (R1, R21).
-        bound = 1000 * self.config.rounds * TOTALS_SCALE
+        # |round score| <= 9 * 99 + 5 < 1000 for any allowed card values (R1, R21), and a
+        # game has at most MAX_ROUNDS rounds. A fixed bound keeps the space the same for
+        # every rules config with the same deck kinds (one network for all of them).
+        bound = 1000 * MAX_ROUNDS * TOTALS_SCALE
         low[totals] = -bound
         high[totals] = bound
         return low, high

@@ -585,10 +585,19 @@ class Game:
 
         ``<`` marks the seat that decides now, ``*`` the first-out player.
         """
-        lines = [
-            f"Round {self.round + 1}/{self.config.rounds} | phase {self.phase.name} | "
-            f"turn {self.turns_played + 1} of at most {self._turn_cap}, seat {self.turn_player}"
-        ]
+        rounds = self.config.rounds
+        if self.phase == Phase.GAME_OVER:
+            head = f"Game over | {rounds} round{'s' if rounds > 1 else ''} played"
+        elif self.phase == Phase.OPENING_FLIP:
+            head = (
+                f"Round {self.round + 1}/{rounds} | phase OPENING_FLIP | seat {self.current_seat}"
+            )
+        else:
+            head = (
+                f"Round {self.round + 1}/{rounds} | phase {self.phase.name} | turn "
+                f"{self.turns_played + 1} of at most {self._turn_cap}, seat {self.turn_player}"
+            )
+        lines = [head]
         tops = [card_token(p[-1]) if p else "--" for p in self.piles]
         lines.append(
             f"Draw pile {len(self.draw_pile)} | pile A {tops[0]} ({len(self.piles[0])}) | "

@@ -110,7 +110,7 @@ from gnome_env import actions as A
 from gnome_env.config import RulesConfig
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
-from gnome_env.rewards import check_reward_mode, game_end_rewards, round_end_rewards
+from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
 ENV_NAME = "gnoming_a_round_v0"
 RENDER_MODES = ("human", "ansi")
@@ -222,22 +222,18 @@ class raw_env(AECEnv):
         game = self.game
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        rewards = [0.0] * game.num_players
-        if len(game.round_results) > rounds_before:
-            result = game.round_results[-1]
-            rewards = round_end_rewards(self.reward_mode, result.round_scores)
-            info = self._round_info(result)
-            if game.is_over:
-                winners = game.winners()
-                info["winners"] = [self.possible_agents[s] for s in winners]
-                end = game_end_rewards(self.reward_mode, winners, game.num_players)
-                rewards = [a + b for a, b in zip(rewards, end, strict=True)]
-                truncated = result.ended_by == "turn_cap"
-                self.terminations = dict.fromkeys(self.agents, not truncated)
-                self.truncations = dict.fromkeys(self.agents, truncated)
+        rewards = rewards_after_action(self.reward_mode, game, rounds_before)
+        if rewards is None:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
+            info = round_info(game, self.possible_agents)
             for a in self.agents:
                 self.infos[a] = dict(info)
-        self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
+            if game.is_over:
+                truncated = ended_by_cap(game)
+                self.terminations = dict.fromkeys(self.agents, not truncated)
+                self.truncations = dict.fromkeys(self.agents, truncated)
         self._accumulate_rewards()
         if game.is_over:
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.num_players]
@@ -245,17 +241,6 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[game.current_seat]
         if self.render_mode == "human":
             self.render()
-
-    def _round_info(self, result) -> dict[str, Any]:
-        agents = self.possible_agents
-        return {
-            "round": result.round,
-            "round_scores": dict(zip(agents, result.round_scores, strict=True)),
-            "layout_scores": dict(zip(agents, result.layout_scores, strict=True)),
-            "first_out": None if result.first_out is None else agents[result.first_out],
-            "ended_by": result.ended_by,
-            "totals": dict(zip(agents, self.game.totals, strict=True)),
-        }
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: print it."""

@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from gnome_env import Game, RulesConfig, save_record
-from gnome_env.cards import card_token
 
 
 def _demo(args: argparse.Namespace) -> int:
     """Play one game with uniformly random legal actions and print every round's scores."""
     import numpy as np
+
+    from agents.human import format_round_result, format_winners
 
     config = RulesConfig(num_players=args.players)
     game = Game(config, seed=args.seed)
@@ -20,24 +21,13 @@ def _demo(args: argparse.Namespace) -> int:
         legal = game.legal_actions()
         game.apply(legal[int(rng.integers(len(legal)))])
     print(f"Gnoming A Round, {args.players} players, seed {args.seed}, random legal play")
+    totals = [0] * config.num_players
     for result in game.round_results:
-        print(
-            f"\nround {result.round + 1}: ended by {result.ended_by} after {result.turns} turns"
-            + (f", first-out seat {result.first_out}" if result.first_out is not None else "")
-        )
-        for seat, layout in enumerate(result.layouts):
-            cells = [f"{card_token(c):>3}" for c in layout]
-            rows = " /".join("".join(cells[i : i + 3]) for i in (0, 3, 6))
-            print(
-                f"  seat {seat}: {rows}   layout {result.layout_scores[seat]:>4}"
-                f"   round {result.round_scores[seat]:>4}"
-            )
-    print("\ntotals:", ", ".join(f"seat {s}: {t}" for s, t in enumerate(game.totals)))
-    winners = game.winners()
-    print(
-        "winner" + ("s (shared)" if len(winners) > 1 else "") + ":",
-        ", ".join(f"seat {s}" for s in winners),
-    )
+        totals = [t + s for t, s in zip(totals, result.round_scores, strict=True)]
+        print()
+        print(format_round_result(result, totals, human=-1))
+    print()
+    print(format_winners(game, human=-1))
     print(f"{len(game.actions)} decisions")
     if args.record:
         save_record(game, args.record)
@@ -45,8 +35,41 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    """Play one game in the terminal: a human seat against agent opponents (stdin/stdout)."""
+    from agents import known_specs
+    from agents.human import make_opponents, play_interactive
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    if not 0 <= args.seat < n:
+        parser.error(f"argument --seat: {args.seat} is not a seat of {n} players: use 0..{n - 1}")
+    if args.seed < 0:
+        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    specs = [s.strip() for s in args.opponents.split(",")]
+    if len(specs) not in (1, n - 1):
+        parser.error(
+            f"argument --opponents: {len(specs)} specs given; use one spec for every opponent "
+            f"or {n - 1} comma-separated specs (one per other seat, in seat order); "
+            f"known specs: {', '.join(known_specs())}"
+        )
+    try:
+        rules = RulesConfig(num_players=n, max_turns_per_round=args.max_turns, rounds=args.rounds)
+    except ValueError as err:
+        option = "--max-turns" if str(err).startswith("max_turns_per_round") else "--rounds"
+        parser.error(f"argument {option}: {err}")
+    try:
+        opponents = make_opponents(specs, n, args.seat, args.seed)
+    except ValueError as err:
+        parser.error(f"argument --opponents: {err}")
+    play_interactive(n, args.seat, opponents, args.seed, sys.stdin, sys.stdout, rules)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
+    from agents.registry import known_specs
+
     parser = argparse.ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play one random game and print the scores")
@@ -54,6 +77,29 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--record", default=None, help="write the game record (JSON) here")
     demo.set_defaults(func=_demo)
+    play = sub.add_parser(
+        "play",
+        help="play one game in the terminal against agent opponents",
+        description="Play Gnoming A Round at one seat: read moves (menu numbers) from stdin, "
+        "print the table and every move to stdout. Enter q to leave.",
+    )
+    play.add_argument("--players", type=int, default=4, choices=range(3, 8), metavar="{3..7}")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
+    play.add_argument(
+        "--opponents",
+        default="random",
+        help="agent spec for every opponent, or one spec per other seat, comma-separated "
+        f"in seat order; known specs: {', '.join(known_specs())} (default: random)",
+    )
+    play.add_argument("--seed", type=int, default=0, help="game seed (deal and opponents)")
+    play.add_argument(
+        "--max-turns",
+        type=int,
+        default=None,
+        help="R17 turn cap per round (default 60 x players)",
+    )
+    play.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
+    play.set_defaults(func=_play, parser=play)
     return parser
 
 

@@ -1,0 +1,320 @@
+"""Gnoming A Round -- Gymnasium single-seat environment (one learner, the other seats are policies).
+
+=====================  ==========================================================
+Import                 ``import gnome_env; gymnasium.make("gnome_env/GnomingARound-v0")``
+Class                  :class:`GnomeSingleSeatEnv` (``gnome_env.gym_env``)
+Actions                ``Discrete(33)`` (the table of :mod:`gnome_env.gnoming_a_round_v0`)
+Observation            ``Box`` (1394,) float32 with the default deck: the AEC env's
+                       ``observation`` seen from the learner seat, with the same bounds
+Action mask            ``env.action_masks()`` (bool, for sb3-contrib's ``MaskablePPO``)
+                       and ``info["action_mask"]`` (int8) after ``reset`` and every ``step``
+=====================  ==========================================================
+
+One seat of the table is the learner; every other seat is played by a policy -- anything
+with ``act(observation, mask) -> int`` (:class:`gnome_env.policies.Policy`) -- which sees
+only its own observation (``ObservationEncoder.encode(game, its_seat)``) and the bool mask
+of its legal actions (``Game.legal_mask()``). ``step(action)`` applies the learner's action,
+then lets the other seats decide until the learner must decide again or the game is over.
+The rules live in :class:`gnome_env.Game` and the rewards in :mod:`gnome_env.rewards`; this
+module only routes decisions.
+
+Keyword arguments
+-----------------
+* ``num_players`` -- 3..7 (default 4).
+* ``opponents`` -- ``None`` (default): a :class:`~gnome_env.policies.RandomPolicy` per other
+  seat, re-seeded at every ``reset`` from the episode seed, so the same reset seed gives the
+  same episode. One policy: it plays every other seat (the same object). A list or tuple of
+  ``num_players - 1`` policies: ``opponents[k]`` plays seat ``(learner_seat + 1 + k) %
+  num_players``, i.e. the seats in turn order after the learner (so the list keeps its
+  meaning when the learner seat is drawn at random). ``env.seat_policies`` maps each other
+  seat to its policy for the current episode. Passed policies are used as they are: the
+  episode is reproducible only if they are deterministic or seeded by the caller.
+* ``learner_seat`` -- a seat ``0..num_players-1`` (default 0), or ``"random"``: drawn at
+  every ``reset`` from the episode seed (``env.learner_seat`` and ``info["learner_seat"]``
+  hold the current one).
+* ``reward_mode`` -- ``"win"`` (default), ``"score"`` or ``"raw"``, see :mod:`gnome_env.rewards`.
+* ``render_mode`` -- ``None``, ``"ansi"`` (``render()`` returns ``Game.render()``'s text) or
+  ``"human"`` (prints it after ``reset`` and every ``step``).
+* every field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
+  ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
+  ``deck``), validated by :func:`gnome_env.gnoming_a_round_v0.make_config`.
+
+A bad argument raises ``ValueError`` naming it.
+
+Seeding
+-------
+``reset(seed=s)`` seeds ``env.np_random`` (Gymnasium's ``default_rng(s)``) and draws the
+episode seed ``np_random.integers(2**63 - 1)`` -- exactly as the AEC env does -- so both
+environments deal the same game for the same reset seed, also for later unseeded resets.
+The learner seat (``"random"``) and the default opponents' generators come from a separate
+stream keyed by the episode seed; no global random state is used.
+
+Rewards, termination, truncation, infos
+---------------------------------------
+The learner gets exactly what the AEC env gives its seat: ``step`` returns the sum of the
+rewards paid to the learner since its previous decision (round-end rewards and, at game end,
+the game-end rewards of :mod:`gnome_env.rewards`, per applied action as the AEC env sums
+them). When the game is over the episode ends: ``truncated=True`` if the last round ended at
+the turn cap (R17, ``round_results[-1].ended_by == "turn_cap"``), else ``terminated=True``.
+``info`` always holds ``action_mask`` (int8, all zeros once the game is over) and
+``learner_seat``; if a round ended since the learner's previous decision it also holds the
+AEC env's round keys ``round``, ``round_scores``, ``layout_scores``, ``first_out``,
+``ended_by``, ``totals`` (and ``winners`` at game end), with seats named ``"player_i"``.
+
+Errors
+------
+An illegal learner action raises ``ValueError`` and leaves the state unchanged. An opponent
+that returns an illegal action raises ``ValueError`` naming its seat (the learner's action
+has then been applied; call ``reset``). ``step`` before ``reset`` or after the episode ended
+raises ``gymnasium.error.ResetNeeded``.
+
+``action_space`` equals ``Discrete(33)``; its ``sample()`` without a mask draws among the
+learner's legal actions (plain uniform sampling once the game is over, and in a pickled
+copy), so random-action loops and ``gymnasium.utils.env_checker.check_env`` only ever
+send legal actions.
+
+Version history
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from gnome_env import actions as A
+from gnome_env.encoding import ObservationEncoder
+from gnome_env.engine import Game
+from gnome_env.gnoming_a_round_v0 import RENDER_MODES, make_config
+from gnome_env.policies import Policy, RandomPolicy
+from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
+
+ENV_ID = "gnome_env/GnomingARound-v0"
+RANDOM_SEAT = "random"
+# Keys the stream for the learner seat and default opponents apart from the engine's
+# (seed, round) deal and (seed, round, k) reshuffle streams.
+_POLICY_STREAM = 0x6F70706F
+
+
+class LegalActionSpace(gymnasium.spaces.Discrete):
+    """``Discrete(n)`` whose unmasked ``sample()`` draws among the env's current legal actions.
+
+    ``contains`` and equality are those of ``Discrete(n)``; legality is checked by ``step``.
+    """
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None] | None = None) -> None:
+        super().__init__(n)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
+        """A random action: legal for the learner now, unless ``mask``/``probability`` is given."""
+        if mask is None and probability is None and self._legal_mask is not None:
+            legal = self._legal_mask()
+            if legal is not None:
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickled space (e.g. saved with a model) must not drag the env along.
+        state = dict(self.__dict__)
+        state["_legal_mask"] = None
+        return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegalActionSpace:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))  # the copy follows the env copy
+        return new
+
+
+def _is_policy(obj: object) -> bool:
+    return callable(getattr(obj, "act", None))
+
+
+class GnomeSingleSeatEnv(gymnasium.Env):
+    """One learner seat of Gnoming A Round; the other seats are played by policies."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "GnomingARound-v0",
+        "render_modes": list(RENDER_MODES),
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        opponents: Policy | Sequence[Policy] | None = None,
+        learner_seat: int | str = 0,
+        reward_mode: str = "win",
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        self.config = make_config(num_players, **rules)
+        n = self.config.num_players
+        self.reward_mode = check_reward_mode(reward_mode)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed: must be None or one of {RENDER_MODES}"
+            )
+        self.render_mode = render_mode
+        if learner_seat != RANDOM_SEAT and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, (int, np.integer))
+            or not 0 <= learner_seat < n
+        ):
+            raise ValueError(
+                f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
+                f"{n - 1} (num_players={n}) or {RANDOM_SEAT!r}"
+            )
+        self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self._opponents = self._check_opponents(opponents, n)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.encoder = ObservationEncoder(self.config)
+        low, high = self.encoder.bounds()
+        self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.action_space = LegalActionSpace(A.NUM_ACTIONS, self._sample_mask)
+        self.game: Game | None = None
+        self.learner_seat: int | None = None if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self.seat_policies: dict[int, Policy] = {}
+        self._rounds_seen = 0  # round results the learner had seen at its previous decision
+
+    @staticmethod
+    def _check_opponents(opponents: object, n: int) -> list[Policy] | Policy | None:
+        if opponents is None:
+            return None
+        if _is_policy(opponents):
+            return opponents  # type: ignore[return-value]
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != n - 1:
+                raise ValueError(
+                    f"opponents has {len(opponents)} policies: must have one per other seat, "
+                    f"{n - 1} for num_players={n}"
+                )
+            for k, policy in enumerate(opponents):
+                if not _is_policy(policy):
+                    raise ValueError(
+                        f"opponents[{k}]={policy!r} is not allowed: must have a method "
+                        "act(observation, mask) -> int"
+                    )
+            return list(opponents)
+        raise ValueError(
+            f"opponents={opponents!r} is not allowed: must be None, a policy (an object with "
+            f"act(observation, mask) -> int) or a list of {n - 1} policies"
+        )
+
+    # ------------------------------------------------------------------ episode
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new game and play the other seats up to the learner's first decision.
+
+        ``options`` is accepted for the Gymnasium API and not used.
+        """
+        super().reset(seed=seed)
+        episode_seed = int(self.np_random.integers(2**63 - 1))  # as the AEC env
+        n = self.config.num_players
+        stream = np.random.default_rng((episode_seed, _POLICY_STREAM))
+        if self._seat_choice == RANDOM_SEAT:
+            self.learner_seat = int(stream.integers(n))
+        learner = self.learner_seat
+        others = [(learner + 1 + k) % n for k in range(n - 1)]
+        if self._opponents is None:
+            seeds = stream.integers(2**63 - 1, size=n - 1).tolist()
+            self.seat_policies = {s: RandomPolicy(x) for s, x in zip(others, seeds, strict=True)}
+        elif isinstance(self._opponents, list):
+            self.seat_policies = dict(zip(others, self._opponents, strict=True))
+        else:
+            self.seat_policies = dict.fromkeys(others, self._opponents)
+        self.game = Game(self.config, episode_seed)
+        self._rounds_seen = 0
+        self._play_others(0.0)  # no round can end before the learner's first decision
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Apply the learner's action, then the other seats' until the learner decides again."""
+        game = self.game
+        if game is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if game.is_over:
+            raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
+        rounds_seen = len(game.round_results)
+        reward = self._apply(action)  # ValueError for an illegal action, state unchanged
+        self._rounds_seen = rounds_seen
+        reward = self._play_others(reward)
+        truncated = ended_by_cap(game)
+        terminated = game.is_over and not truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, terminated, truncated, self._info()
+
+    def _play_others(self, reward: float) -> float:
+        """Let the other seats decide until it is the learner's turn or the game is over."""
+        game = self.game
+        while not game.is_over and game.current_seat != self.learner_seat:
+            seat = game.current_seat
+            policy = self.seat_policies[seat]
+            action = policy.act(self.encoder.encode(game, seat), game.legal_mask())
+            try:
+                reward += self._apply(action)
+            except ValueError as err:
+                raise ValueError(f"the opponent at seat {seat} ({policy!r}) failed: {err}") from err
+        return reward
+
+    def _apply(self, action: Any) -> float:
+        """Apply one action of the current seat; the learner's reward for it, as the AEC env."""
+        game = self.game
+        rounds_before = len(game.round_results)
+        game.apply(action)
+        rewards = rewards_after_action(self.reward_mode, game, rounds_before)
+        return 0.0 if rewards is None else rewards[self.learner_seat]
+
+    # ------------------------------------------------------------------ views
+    def _observe(self) -> np.ndarray:
+        return self.encoder.encode(self.game, self.learner_seat)
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "action_mask": self.action_masks().astype(np.int8),
+            "learner_seat": self.learner_seat,
+        }
+        if len(self.game.round_results) > self._rounds_seen:  # a round ended since last decision
+            info.update(round_info(self.game, self.possible_agents))
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the game is over)."""
+        game = self.game
+        if game is None:
+            raise gymnasium.error.ResetNeeded("call reset() before action_masks()")
+        if game.is_over:
+            return np.zeros(A.NUM_ACTIONS, dtype=bool)
+        return game.legal_mask()
+
+    def _sample_mask(self) -> np.ndarray | None:
+        game = self.game
+        if game is None or game.is_over:
+            return None
+        return game.legal_mask()
+
+    def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        if self.game is None:
+            raise gymnasium.error.ResetNeeded("call reset() before render()")
+        text = self.game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
