@@ -125,6 +125,27 @@ def make_config(num_players: int = 4, **rules: Any) -> RulesConfig:
     return RulesConfig.from_dict({"num_players": num_players, **rules})
 
 
+def check_render_mode(render_mode: object) -> str | None:
+    """Return ``render_mode`` if the environments support it, else raise ``ValueError``."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(
+            f"render_mode={render_mode!r} is not allowed: must be None or one of {RENDER_MODES}"
+        )
+    return render_mode  # type: ignore[return-value]
+
+
+def render_game(game: Game, render_mode: str | None) -> str | None:
+    """Render for both environments: ``"ansi"`` returns the table, ``"human"`` prints it."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+        return None
+    text = game.render()
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 class raw_env(AECEnv):
     """The AEC environment without checks: an illegal action raises ``ValueError``."""
 
@@ -145,11 +166,7 @@ class raw_env(AECEnv):
         super().__init__()
         self.config = make_config(num_players, **rules)
         self.reward_mode = check_reward_mode(reward_mode)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed: must be None or one of {RENDER_MODES}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -244,14 +261,7 @@ class raw_env(AECEnv):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: print it."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self.game, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -90,7 +90,12 @@ import numpy as np
 from gnome_env import actions as A
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
-from gnome_env.gnoming_a_round_v0 import RENDER_MODES, make_config
+from gnome_env.gnoming_a_round_v0 import (
+    RENDER_MODES,
+    check_render_mode,
+    make_config,
+    render_game,
+)
 from gnome_env.policies import Policy, RandomPolicy
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
@@ -157,11 +162,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         self.config = make_config(num_players, **rules)
         n = self.config.num_players
         self.reward_mode = check_reward_mode(reward_mode)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed: must be None or one of {RENDER_MODES}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         if learner_seat != RANDOM_SEAT and (
             isinstance(learner_seat, bool)
             or not isinstance(learner_seat, (int, np.integer))
@@ -305,16 +306,9 @@ class GnomeSingleSeatEnv(gymnasium.Env):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: print it."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        if self.game is None:
+        if self.render_mode is not None and self.game is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self.game, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
