@@ -86,6 +86,7 @@ class ObservationEncoder:
             Field("turns_played", 1, 0, 1 / config.turn_cap),
             Field("totals", MAX_PLAYERS, 0, TOTALS_SCALE),
             Field("unseen", self.num_kinds, 0, per_kind),
+            Field("seat", 1, MAX_PLAYERS),
         ]
         if reveal:
             fields += [
@@ -174,6 +175,7 @@ class ObservationEncoder:
         unseen = ts["unseen"].start
         for k in range(self.num_kinds):
             out[unseen + k] = self._deck_counts[k] - visible[k]
+        out[ts["seat"].start] = seat
         if reveal:
             face_up = ts["face_up"].start
             for rel in range(n):
@@ -198,6 +200,22 @@ class ObservationEncoder:
         out[rows, self._cat_off + flat[:, self._cat_tok]] = 1.0
         out[:, self._sc_out] = flat[:, self._sc_tok] * self._sc_scale
         return out.reshape((*lead, self.size))
+
+    def decode(self, observation: np.ndarray) -> np.ndarray:
+        """The token vector(s) an observation was expanded from (inverse of :meth:`expand`)."""
+        obs = np.asarray(observation, dtype=np.float32)
+        lead = obs.shape[:-1]
+        flat = obs.reshape(-1, self.size)
+        out = np.zeros((flat.shape[0], self.num_tokens), dtype=np.int16)
+        for f in self.fields:
+            tok, sl = self.token_slices[f.name], self.slices[f.name]
+            block = flat[:, sl]
+            if f.categories:
+                out[:, tok] = block.reshape(-1, f.count, f.categories).argmax(axis=2)
+            else:
+                scale = np.asarray(f.scale, dtype=np.float64)
+                out[:, tok] = np.rint(block.astype(np.float64) / scale)
+        return out.reshape((*lead, self.num_tokens))
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The float32 observation of ``game`` seen from ``seat``."""

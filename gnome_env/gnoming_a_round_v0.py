@@ -5,9 +5,9 @@ Import                 ``from gnome_env import gnoming_a_round_v0``
 Actions                Discrete(33)
 Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` (3..7)
 Parallel API           no (turn-based, ``is_parallelizable=False``)
-Observation shape      ``observation``: (1394,) float32, ``action_mask``: (33,) int8
+Observation shape      ``observation``: (1401,) float32, ``action_mask``: (33,) int8
 Observation values     ``observation`` in [0, 1] except ``totals`` (see below)
-State shape            (1483,) float32 (``state()``, full information)
+State shape            (1490,) float32 (``state()``, full information)
 =====================  ==========================================================
 
 ``env(**kw)`` is the checked environment: calls before ``reset`` are refused, an action
@@ -75,6 +75,7 @@ slice               block        content
 [1368, 1369)        turns        turns played this round / turn cap
 [1369, 1376)        totals       running totals / 100, relative seat order (not in [0, 1])
 [1376, 1394)        unseen       per kind: cards not seen / copies in deck (card counting)
+[1394, 1401)        seat         one-hot: the observer's own seat number
 ==================  ===========  ==============================================================
 
 Everything is public information: a seat's observation does not change when the cards it

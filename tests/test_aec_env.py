@@ -83,7 +83,7 @@ def test_metadata_spaces_and_same_observation_size_for_every_seat_count():
         env.reset(seed=0)
         assert env.state().shape == env.state_space.shape
         assert env.state_space.contains(env.state())
-    assert sizes == {(1394,)}
+    assert sizes == {(1401,)}
 
 
 # ---------------------------------------------------------------------- masks and actions

@@ -109,3 +109,17 @@ def test_module_docstring_slice_table_matches_the_encoder():
     assert starts == [(s.start, s.stop) for s in ENC.slices.values()]
     assert f"({ENC.size},) float32" in doc
     assert f"({ObservationEncoder(CFG, reveal=True).size},) float32" in doc
+
+
+@pytest.mark.parametrize("num_players", [3, 7])
+def test_decode_recovers_the_tokens_exactly(num_players):
+    config = RulesConfig(num_players=num_players, max_turns_per_round=37, rounds=4)
+    enc = ObservationEncoder(config)
+    game = Game(config, 5)
+    rng = random.Random(1)
+    while not game.is_over:
+        seat = game.current_seat
+        tokens = enc.tokens(game, seat)
+        assert np.array_equal(enc.decode(enc.expand(tokens)), tokens)
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
