@@ -1,0 +1,271 @@
+"""What one seat knows: a structured view of public information, and states sampled from it.
+
+In Gnoming A Round nothing is private: every seat sees the same face-up cards, pile tops
+and counts, and nobody has seen the face-down layout cards or the draw-pile order. A
+:class:`SeatView` holds exactly that public information, seen by one seat. It can be built
+from a game (:meth:`SeatView.from_game`) or from the seat's float observation alone
+(:meth:`SeatView.from_observation`) -- both give the same view, so a bot that reads a view
+knows no more than its observation tells it.
+
+:func:`sample_game` deals out the unknown cards at random, consistently with a view, and
+returns a complete :class:`~gnome_env.engine.Game` to search over (determinization). It
+never changes anything the seat can see: ``SeatView.from_game(sample_game(view, rng),
+view.seat) == view``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from gnome_env.cards import HAZARD
+from gnome_env.config import RulesConfig
+from gnome_env.encoding import FACE_DOWN, FIRST_KIND, ObservationEncoder
+from gnome_env.engine import Game, Phase, Source
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Public information seen by ``seat``. Seats are absolute; ``None`` marks a face-down card."""
+
+    config: RulesConfig
+    seat: int
+    phase: Phase
+    current_seat: int
+    turn_player: int
+    layouts: tuple[tuple[int | None, ...], ...]
+    hand: int | None
+    hand_source: Source
+    can_bounce: bool
+    filled: int  # bitmask of positions filled this turn
+    pile_tops: tuple[int | None, int | None]
+    pile_sizes: tuple[int, int]
+    below_tops: tuple[tuple[int, int], ...]  # (card, copies) under the pile tops, both piles
+    draw_pile_size: int
+    unseen: tuple[tuple[int, int], ...]  # (card, copies) face down or in the draw pile
+    hazards_removed: int
+    round: int
+    turns_played: int
+    first_out: int | None
+    endgame_turns_left: int | None
+    totals: tuple[int, ...]
+    legal_actions: tuple[int, ...]
+
+    @property
+    def num_players(self) -> int:
+        """Seats in the game."""
+        return self.config.num_players
+
+    def face_down(self, seat: int) -> list[int]:
+        """Positions of ``seat``'s face-down cards."""
+        return [q for q, c in enumerate(self.layouts[seat]) if c is None]
+
+    def unseen_counter(self) -> Counter[int]:
+        """The unseen cards (face down or in the draw pile) as a multiset."""
+        return Counter(dict(self.unseen))
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_game(cls, game: Game, seat: int) -> SeatView:
+        """The view of ``seat`` on ``game``."""
+        known = Counter()
+        for s in range(game.num_players):
+            known.update(c for c, up in zip(game.layouts[s], game.face_up[s], strict=True) if up)
+        below = Counter()
+        for pile in game.piles:
+            known.update(pile)
+            below.update(pile[:-1])
+        if game.held is not None:
+            known[game.held] += 1
+        known[HAZARD] += game.hazards_removed
+        unseen = game.config.deck.counter() - known
+        return cls(
+            config=game.config,
+            seat=seat,
+            phase=game.phase,
+            current_seat=game.current_seat,
+            turn_player=game.turn_player,
+            layouts=tuple(tuple(game.visible_layout(s)) for s in range(game.num_players)),
+            hand=game.held,
+            hand_source=game.held_source,
+            can_bounce=game.can_bounce,
+            filled=game.filled,
+            pile_tops=tuple(p[-1] if p else None for p in game.piles),
+            pile_sizes=tuple(len(p) for p in game.piles),
+            below_tops=tuple(sorted(below.items())),
+            draw_pile_size=len(game.draw_pile),
+            unseen=tuple(sorted((+unseen).items())),
+            hazards_removed=game.hazards_removed,
+            round=game.round,
+            turns_played=game.turns_played,
+            first_out=game.first_out,
+            endgame_turns_left=game.endgame_turns_left,
+            totals=tuple(game.totals),
+            legal_actions=tuple(sorted(game.legal_actions())),
+        )
+
+    @classmethod
+    def from_observation(
+        cls, observation: np.ndarray, mask: np.ndarray, config: RulesConfig
+    ) -> SeatView:
+        """The view encoded in the deciding seat's float observation and action mask.
+
+        ``config`` must be the game's rules (its ``num_players`` may differ: the seat count
+        is read from the observation).
+        """
+        enc0 = ObservationEncoder(config)
+        n = int(enc0.decode(observation)[enc0.token_slices["present"]].sum())
+        if n != config.num_players:
+            config = config.replace(num_players=n)
+        enc = ObservationEncoder(config)
+        tok = enc.decode(observation).astype(int)
+        ts = enc.token_slices
+        kinds = config.deck.kinds
+
+        def card(category: int) -> int | None:
+            return None if category < FIRST_KIND else kinds[category - FIRST_KIND]
+
+        def one(name: str) -> int:
+            return int(tok[ts[name].start])
+
+        seat = one("seat")
+        layouts: list[tuple[int | None, ...]] = [()] * n
+        cats = tok[ts["layouts"]].reshape(7, 9)
+        for rel in range(n):
+            layouts[(seat + rel) % n] = tuple(
+                None if c == FACE_DOWN else card(c) for c in cats[rel]
+            )
+        tops = tuple(card(c) for c in tok[ts["pile_tops"]])
+        sizes = tuple(int(x) for x in tok[ts["pile_sizes"]])
+        hand = card(one("hand"))
+        unseen = Counter({kinds[k]: int(x) for k, x in enumerate(tok[ts["unseen"]]) if x})
+        known = config.deck.counter() - unseen
+        visible = Counter(c for layout in layouts for c in layout if c is not None)
+        visible.update(c for c in tops if c is not None)
+        if hand is not None:
+            visible[hand] += 1
+        hazards_removed = known[HAZARD] - visible[HAZARD]  # hazards never lie on a pile
+        known[HAZARD] = visible[HAZARD]
+        below = known - visible
+        first_out_tok = one("first_out")
+        phase = Phase(one("phase"))
+        endgame = one("endgame_turns_left")
+        filled_bits = tok[ts["filled"]]
+        return cls(
+            config=config,
+            seat=seat,
+            phase=phase,
+            current_seat=seat,
+            turn_player=(seat + one("turn_player")) % n,
+            layouts=tuple(layouts),
+            hand=hand,
+            hand_source=Source(one("hand_source")),
+            can_bounce=bool(one("can_bounce")),
+            filled=sum(int(b) << q for q, b in enumerate(filled_bits)),
+            pile_tops=tops,
+            pile_sizes=sizes,
+            below_tops=tuple(sorted((+below).items())),
+            draw_pile_size=one("draw_pile_size"),
+            unseen=tuple(sorted(unseen.items())),
+            hazards_removed=hazards_removed,
+            round=one("round"),
+            turns_played=one("turns_played"),
+            first_out=None if first_out_tok == 0 else (seat + first_out_tok - 1) % n,
+            endgame_turns_left=endgame if first_out_tok else None,
+            totals=tuple(int(tok[ts["totals"].start + (s - seat) % n]) for s in range(n)),
+            legal_actions=tuple(int(a) for a in np.flatnonzero(mask)),
+        )
+
+
+def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
+    """A complete game consistent with ``view``: unseen cards dealt at random (determinization).
+
+    The face-down positions and the draw pile get a random arrangement of the unseen cards;
+    the cards under the pile tops are split at random between the piles (their order never
+    matters: R8 shuffles them). The game gets a fresh seed from ``rng``, so its future
+    reshuffles and later deals are as unknown as the real ones. Earlier rounds' results are
+    not part of a view: the sample's ``round_results`` is empty, its ``totals`` are the view's.
+    """
+    config = view.config
+    n = config.num_players
+    hidden = list(view.unseen_counter().elements())
+    order = rng.permutation(len(hidden))
+    hidden = [hidden[i] for i in order]
+    game = Game.__new__(Game)
+    game.config = config
+    game.seed = int(rng.integers(2**63 - 1))
+    game.num_players = n
+    game._turn_cap = config.turn_cap
+    game.stacked_decks = {}
+    game.actions = []
+    game.totals = list(view.totals)
+    game.round_results = []
+    game.round = view.round
+    game.first_player = view.round % n if config.rotate_start else 0
+    game.layouts = []
+    game.face_up = []
+    game.down_count = []
+    for s in range(n):
+        layout, up = [], []
+        for card in view.layouts[s]:
+            if card is None:
+                layout.append(hidden.pop())
+                up.append(False)
+            else:
+                layout.append(card)
+                up.append(True)
+        game.layouts.append(layout)
+        game.face_up.append(up)
+        game.down_count.append(up.count(False))
+    if len(hidden) != view.draw_pile_size:
+        raise ValueError(
+            f"view is inconsistent: {len(hidden)} unseen cards left for a draw pile of "
+            f"{view.draw_pile_size}"
+        )
+    game.draw_pile = hidden
+    below = list(Counter(dict(view.below_tops)).elements())
+    below = [below[i] for i in rng.permutation(len(below))]
+    piles: list[list[int]] = [[], []]
+    for i in range(2):
+        if view.pile_tops[i] is not None:
+            take = view.pile_sizes[i] - 1
+            piles[i] = [*below[:take], view.pile_tops[i]]
+            below = below[take:]
+    game.piles = piles
+    game.hazards_removed = view.hazards_removed
+    game.phase = view.phase
+    game.current_seat = view.current_seat if view.phase != Phase.GAME_OVER else -1
+    game.turn_player = view.turn_player
+    game.held = view.hand
+    game.held_source = view.hand_source
+    game.held_was_face_down = view.phase == Phase.DISPLACED and view.can_bounce
+    game.filled = view.filled
+    game.turns_played = view.turns_played
+    game.first_out = view.first_out
+    game.endgame_turns_left = view.endgame_turns_left
+    game.reshuffles = 0
+    game.flip_queue = _flip_queue(view, game)
+    game._legal = None
+    return game
+
+
+def _flip_queue(view: SeatView, game: Game) -> list[int]:
+    """The flips still to come (R5 opening, R13 hazard), starting with the deciding seat."""
+    n = view.num_players
+    if view.phase == Phase.OPENING_FLIP:
+        queue = []
+        for i in range(n):
+            s = (game.first_player + i) % n
+            queue += [s] * (2 - (9 - game.down_count[s]))
+        return queue
+    if view.phase == Phase.HAZARD_FLIP:
+        queue = [view.current_seat]
+        s = (view.current_seat + 1) % n
+        while s != view.turn_player:
+            if game.down_count[s] >= 2:
+                queue.append(s)
+            s = (s + 1) % n
+        return queue
+    return []
