@@ -35,7 +35,13 @@ def opponent_seed(seed: int, seat: int) -> int:
     return 8 * seed + seat  # 8 > MAX_PLAYERS seats, so (seed, seat) pairs never collide
 
 
-def make_opponents(specs: Sequence[str], num_players: int, seat: int, seed: int) -> list[Policy]:
+def make_opponents(
+    specs: Sequence[str],
+    num_players: int,
+    seat: int,
+    seed: int,
+    config: RulesConfig | None = None,
+) -> list[Policy]:
     """One agent per seat other than ``seat``, in seat order, from one spec or one per seat."""
     n_opp = num_players - 1
     if len(specs) == 1:
@@ -46,7 +52,10 @@ def make_opponents(specs: Sequence[str], num_players: int, seat: int, seed: int)
             f"give 1 spec (used for every opponent) or {n_opp}, one per other seat"
         )
     others = [s for s in range(num_players) if s != seat]
-    return [make_agent(spec, opponent_seed(seed, s)) for spec, s in zip(specs, others, strict=True)]
+    return [
+        make_agent(spec, opponent_seed(seed, s), config)
+        for spec, s in zip(specs, others, strict=True)
+    ]
 
 
 def _layout_text(layout: Sequence[int]) -> str:

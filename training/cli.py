@@ -59,7 +59,7 @@ def _play(args: argparse.Namespace) -> int:
         option = "--max-turns" if str(err).startswith("max_turns_per_round") else "--rounds"
         parser.error(f"argument {option}: {err}")
     try:
-        opponents = make_opponents(specs, n, args.seat, args.seed)
+        opponents = make_opponents(specs, n, args.seat, args.seed, rules)
     except ValueError as err:
         parser.error(f"argument --opponents: {err}")
     play_interactive(n, args.seat, opponents, args.seed, sys.stdin, sys.stdout, rules)
