@@ -66,6 +66,61 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    """Play a lineup of agents over many rotated, common deals and print the arena table."""
+    from agents.arena import run_arena
+    from agents.registry import known_specs, make_agent
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    known = ", ".join(known_specs())
+    lineup = [s.strip() for s in args.lineup.split(",")]
+    if len(lineup) != n:
+        parser.error(
+            f"argument --lineup: {len(lineup)} specs given for {n} players; give exactly {n} "
+            f"comma-separated specs, one per lineup entry (repeat a spec to seat it more than "
+            f"once); known specs: {known}"
+        )
+    if any(not s for s in lineup):
+        parser.error(f"argument --lineup: an empty spec in {args.lineup!r}; known specs: {known}")
+    if args.games < 1:
+        parser.error(f"argument --games: {args.games} is not allowed: use an integer >= 1")
+    if args.workers < 1:
+        parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
+    if args.seed < 0:
+        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    try:
+        rules = RulesConfig(num_players=n, max_turns_per_round=args.max_turns, rounds=args.rounds)
+    except ValueError as err:
+        option = "--max-turns" if str(err).startswith("max_turns_per_round") else "--rounds"
+        parser.error(f"argument {option}: {err}")
+    for spec in lineup:
+        try:
+            make_agent(spec, 0, rules)
+        except ValueError as err:
+            parser.error(f"argument --lineup: {err}")
+    result = run_arena(
+        lineup,
+        n,
+        args.games,
+        seed=args.seed,
+        workers=args.workers,
+        rules=rules,
+        progress=not args.no_progress,
+    )
+    print(result.table())
+    if args.json:
+        result.to_json(args.json)
+        print(f"JSON written to {args.json}")
+    if args.csv:
+        result.to_csv(args.csv)
+        print(f"CSV written to {args.csv}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from agents.registry import known_specs
@@ -100,6 +155,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
     play.set_defaults(func=_play, parser=play)
+    ev = sub.add_parser(
+        "eval",
+        help="arena: play a lineup of agents over many games and report win rates and ratings",
+        description="Evaluate a lineup of agents (one per seat). Each deal is played once per "
+        "seat rotation with the same cards, so every entry plays every seat equally often; "
+        "--games is rounded up to a multiple of --players. Reports win rate with a 95% CI, "
+        "mean round score, mean total, mean rank and an OpenSkill rating (docs/arena.md).",
+    )
+    ev.add_argument("--players", type=int, default=5, choices=range(3, 8), metavar="{3..7}")
+    ev.add_argument(
+        "--lineup",
+        required=True,
+        help="comma-separated agent specs, exactly one per player, e.g. "
+        f"expert,greedy,greedy,random,random; known specs: {', '.join(known_specs())}",
+    )
+    ev.add_argument("--games", type=int, default=1000, help="games to play, >= 1 (default 1000)")
+    ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
+    ev.add_argument(
+        "--workers", type=int, default=1, help="parallel worker processes, >= 1 (default 1)"
+    )
+    ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
+    ev.add_argument("--plot", default=None, metavar="PATH", help="write a win-rate plot (PNG)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    ev.add_argument(
+        "--max-turns",
+        type=int,
+        default=None,
+        help="R17 turn cap per round (default 60 x players)",
+    )
+    ev.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
+    ev.set_defaults(func=_eval, parser=ev)
     return parser
 
 
