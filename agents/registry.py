@@ -8,20 +8,47 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agents.expert import ExpertAgent
+from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
+from agents.search import SearchAgent
 from gnome_env.config import RulesConfig
 from gnome_env.policies import Policy
 
 
-def _random(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
-    if argument is not None:
-        raise ValueError(f"agent spec 'random' takes no argument, got 'random:{argument}'")
-    return RandomAgent(seed)
+def _no_argument(name: str, build: Callable[[int, RulesConfig | None], Policy]):
+    """A factory for an agent spec that takes no ``:argument``."""
+
+    def factory(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+        if argument is not None:
+            raise ValueError(f"agent spec {name!r} takes no argument, got '{name}:{argument}'")
+        return build(seed, config)
+
+    return factory
+
+
+def _search(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+    """``search`` (default budget), ``search:ROLLOUTS`` or ``search:MSms`` (time budget)."""
+    if argument is None:
+        return SearchAgent(seed, config)
+    text = argument.strip().lower()
+    try:
+        if text.endswith("ms"):
+            return SearchAgent(seed, config, rollouts=10**9, max_ms=float(text[:-2]))
+        return SearchAgent(seed, config, rollouts=int(text))
+    except ValueError as err:
+        raise ValueError(
+            f"agent spec 'search:{argument}' is not allowed ({err}): use search, "
+            "search:ROLLOUTS (a positive integer) or search:MSms (e.g. search:50ms)"
+        ) from None
 
 
 #: spec name -> factory(argument or None, seed, rules config or None)
 AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Policy]] = {
-    "random": _random,
+    "random": _no_argument("random", lambda seed, config: RandomAgent(seed)),
+    "greedy": _no_argument("greedy", GreedyAgent),
+    "expert": _no_argument("expert", ExpertAgent),
+    "search": _search,
 }
 
 
@@ -31,8 +58,10 @@ def known_specs() -> tuple[str, ...]:
 
 
 def make_agent(spec: str, seed: int, config: RulesConfig | None = None) -> Policy:
-    """Build the agent a spec names (``"random"``), seeded with ``seed``, for games under
-    ``config`` (bots need the rules; ``None`` means the default rules).
+    """Build the agent a spec names, seeded with ``seed``, for games under ``config``.
+
+    Specs: ``random``, ``greedy``, ``expert``, ``search``, ``search:64`` (rollouts),
+    ``search:50ms`` (time budget). Bots need the rules; ``None`` means the default rules.
 
     An unknown spec raises ``ValueError`` listing the known specs.
     """

@@ -73,8 +73,10 @@ def test_make_agent_builds_random_and_rejects_unknown_specs_listing_known_ones()
     agent = make_agent("random", seed=5)
     assert isinstance(agent, RandomAgent)
     assert "random" in known_specs()
-    with pytest.raises(ValueError, match=r"unknown agent spec 'greedy'; known specs: random"):
-        make_agent("greedy", seed=0)
+    with pytest.raises(
+        ValueError, match=r"unknown agent spec 'grumpy'; known specs: expert, greedy, random"
+    ):
+        make_agent("grumpy", seed=0)
     with pytest.raises(ValueError, match="takes no argument"):
         make_agent("random:3", seed=0)
 
@@ -249,7 +251,7 @@ def test_gnome_play_in_process_quit_and_per_seat_opponents(monkeypatch, capsys):
             ["--players", "4", "--opponents", "random,random"],
             "argument --opponents: 2 specs given; use one spec for every opponent or 3",
         ),
-        (["--opponents", "greedy"], "unknown agent spec 'greedy'; known specs: random"),
+        (["--opponents", "grumpy"], "unknown agent spec 'grumpy'; known specs: expert, greedy"),
         (["--players", "3", "--seat", "3"], "argument --seat: 3 is not a seat of 3 players"),
         (["--max-turns", "0"], "argument --max-turns: max_turns_per_round=0 is not allowed"),
         (["--rounds", "0"], "argument --rounds: rounds=0 is not allowed"),

@@ -117,3 +117,23 @@ def test_rollout_policy_plays_legal_moves_to_the_end():
         assert action in game.legal_actions()
         game.apply(action)
     assert len(game.round_results) == 3
+
+
+@pytest.mark.parametrize(
+    ("spec", "rollouts", "max_ms"),
+    [("search", 256, None), ("search:64", 64, None), ("search:50ms", 10**9, 50.0)],
+)
+def test_search_specs_set_the_budget(spec, rollouts, max_ms):
+    from agents import make_agent
+
+    agent = make_agent(spec, seed=3, config=RulesConfig(num_players=4))
+    assert isinstance(agent, SearchAgent)
+    assert (agent.rollouts, agent.max_ms, agent.seed) == (rollouts, max_ms, 3)
+
+
+@pytest.mark.parametrize("spec", ["search:0", "search:-5ms", "search:fast"])
+def test_bad_search_spec_says_what_is_allowed(spec):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match="search:ROLLOUTS"):
+        make_agent(spec, seed=0)
