@@ -146,6 +146,22 @@ class ExpertAgent(BotAgent):
         return self._displaced(ctx)
 
     # ------------------------------------------------------------------ values
+    def layout_value(self, view: SeatView) -> float:
+        """The expert's value (lower is better) of ``view.seat``'s layout as it stands.
+
+        A seat that has just gone out (R15) gets the R21 expectation of its exact score;
+        otherwise the evaluator's expected score minus line potential. The search bot uses
+        this to value the end of its rollouts.
+        """
+        ctx = _Context(self, view)
+        if view.first_out == view.seat and view.endgame_turns_left == view.num_players - 1:
+            score = layout_score_codes(ctx.layout)  # type: ignore[arg-type]
+            chance = lowest_chance(
+                score, ctx.opponent_outlook(self), view.config.first_out_tie_is_lowest
+            )
+            return first_out_value(score, chance)
+        return ctx.base.total
+
     def _outcome(self, ctx: _Context, base: Prepared, pos: int, card: int) -> float:
         """Value (lower is better) of the seat's layout ``base`` with ``card`` put at ``pos``,
         as it stands at the end of this turn; going out (R15) gets the R21 expectation."""

@@ -26,10 +26,10 @@ def positions(config: RulesConfig, seed: int, every: int):
         step += 1
 
 
-@pytest.mark.parametrize("num_players", [3, 5, 7])
-def test_search_only_chooses_legal_actions(num_players):
+@pytest.mark.parametrize(("num_players", "guided"), [(3, True), (5, False), (7, True)])
+def test_search_only_chooses_legal_actions(num_players, guided):
     config = RulesConfig(num_players=num_players, bounce_face_up=num_players == 5)
-    agent = SearchAgent(seed=0, config=config, rollouts=8, horizon=20)
+    agent = SearchAgent(seed=0, config=config, rollouts=8, horizon=2, guided=guided)
     chosen = 0
     for game in positions(config, seed=num_players, every=9):
         action = agent.decide(SeatView.from_game(game, game.current_seat))
@@ -93,7 +93,7 @@ def test_search_rollout_budget_counts_rollouts():
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"rollouts": 0}, "rollouts=0"), ({"max_ms": 0}, "max_ms=0"), ({"horizon": 0}, "horizon=0")],
+    [({"rollouts": 0}, "rollouts=0"), ({"max_ms": 0}, "max_ms=0"), ({"horizon": -1}, "horizon=-1")],
 )
 def test_search_bad_budget_is_a_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -121,7 +121,7 @@ def test_rollout_policy_plays_legal_moves_to_the_end():
 
 @pytest.mark.parametrize(
     ("spec", "rollouts", "max_ms"),
-    [("search", 256, None), ("search:64", 64, None), ("search:50ms", 10**9, 50.0)],
+    [("search", 64, None), ("search:200", 200, None), ("search:50ms", 10**9, 50.0)],
 )
 def test_search_specs_set_the_budget(spec, rollouts, max_ms):
     from agents import make_agent
