@@ -15,6 +15,7 @@ and the first card drawn is a hazard::
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from gnome_env.cards import card_token, parse_card, parse_layout
 from gnome_env.config import RulesConfig
+from gnome_env.engine import Game
 
 
 def layout_tokens(layout: str | Sequence[object]) -> list[int]:
@@ -78,3 +80,19 @@ def stack_deck(
     deck.extend(top_codes)
     deck.extend(rest)
     return [card_token(c) for c in deck]
+
+
+def permute_hidden_cards(game: Game, rng: random.Random) -> Game:
+    """A copy of ``game`` with every card nobody can see shuffled among the hidden places.
+
+    The hidden places are the face-down layout positions of every seat and the draw pile.
+    Used by the no-leak tests: nothing a seat observes or decides may change.
+    """
+    other = game.copy()
+    places = [(s, q) for s in range(other.num_players) for q in range(9) if not other.face_up[s][q]]
+    hidden = [other.layouts[s][q] for s, q in places] + other.draw_pile
+    rng.shuffle(hidden)
+    for (s, q), card in zip(places, hidden, strict=False):
+        other.layouts[s][q] = card
+    other.draw_pile = hidden[len(places) :]
+    return other

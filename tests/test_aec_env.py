@@ -10,9 +10,10 @@ import pytest
 from pettingzoo.test import api_test, performance_benchmark, seed_test
 from pettingzoo.utils import wrappers
 
-from gnome_env import Game, gnoming_a_round_v0
 from gnome_env import actions as A
+from gnome_env import gnoming_a_round_v0
 from gnome_env.engine import Phase
+from gnome_env.testing import permute_hidden_cards
 
 SEATS = [3, 4, 5, 6, 7]
 MODES = ["win", "score", "raw"]
@@ -231,18 +232,6 @@ def test_round_cap_in_an_earlier_round_does_not_end_the_episode():
 
 
 # ---------------------------------------------------------------------- no hidden-information leak
-def permute_hidden_cards(game: Game, rng: random.Random) -> Game:
-    """A copy of ``game`` with every card nobody can see shuffled among the hidden places."""
-    other = game.copy()
-    places = [(s, q) for s in range(other.num_players) for q in range(9) if not other.face_up[s][q]]
-    hidden = [other.layouts[s][q] for s, q in places] + other.draw_pile
-    rng.shuffle(hidden)
-    for (s, q), card in zip(places, hidden, strict=False):
-        other.layouts[s][q] = card
-    other.draw_pile = hidden[len(places) :]
-    return other
-
-
 @pytest.mark.parametrize("num_players", SEATS)
 def test_no_information_leak_permuting_unseen_cards(num_players):
     env = gnoming_a_round_v0.raw_env(num_players=num_players)

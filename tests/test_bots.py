@@ -20,7 +20,7 @@ from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game, Phase
 from gnome_env.information import SeatView
 from gnome_env.scoring import layout_score_codes
-from gnome_env.testing import layout_tokens, stack_deck
+from gnome_env.testing import layout_tokens, permute_hidden_cards, stack_deck
 
 BOTS = [GreedyAgent, ExpertAgent]
 SMALL_DECK = {"1": 6, "2": 6, "3": 6, "4": 6, "-1": 3, "M": 3, "H": 3}
@@ -42,19 +42,6 @@ def config_id(config: RulesConfig) -> str:
     if config.deck.size != 110:
         flags.append("small_deck")
     return "-".join(flags)
-
-
-def permute_hidden_cards(game: Game, rng: random.Random) -> Game:
-    """A copy of ``game`` with every card nobody can see shuffled among the hidden places
-    (face-down layout cards of every seat and the draw pile)."""
-    other = game.copy()
-    places = [(s, q) for s in range(other.num_players) for q in range(9) if not other.face_up[s][q]]
-    hidden = [other.layouts[s][q] for s, q in places] + other.draw_pile
-    rng.shuffle(hidden)
-    for (s, q), card in zip(places, hidden, strict=False):
-        other.layouts[s][q] = card
-    other.draw_pile = hidden[len(places) :]
-    return other
 
 
 def mixed_playout(config: RulesConfig, seed: int, max_steps: int = 20_000):

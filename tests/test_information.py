@@ -10,6 +10,7 @@ import pytest
 from gnome_env import Game, RulesConfig, check_invariants
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.information import SeatView, sample_game
+from gnome_env.testing import permute_hidden_cards
 
 CONFIGS = [
     RulesConfig(num_players=3),
@@ -88,12 +89,6 @@ def test_views_ignore_hidden_cards():
     config = RulesConfig(num_players=5)
     rng = random.Random(0)
     for game in random_states(config, seed=4, every=11):
-        twin = game.copy()
-        places = [(s, q) for s in range(5) for q in range(9) if not twin.face_up[s][q]]
-        hidden = [twin.layouts[s][q] for s, q in places] + twin.draw_pile
-        rng.shuffle(hidden)
-        for (s, q), card in zip(places, hidden, strict=False):
-            twin.layouts[s][q] = card
-        twin.draw_pile = hidden[len(places) :]
+        twin = permute_hidden_cards(game, rng)
         for seat in range(5):
             assert SeatView.from_game(twin, seat) == SeatView.from_game(game, seat)

@@ -12,6 +12,7 @@ from gnome_env import Game, RulesConfig
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.information import SeatView
 from gnome_env.scoring import layout_score_codes
+from gnome_env.testing import permute_hidden_cards
 
 
 def positions(config: RulesConfig, seed: int, every: int):
@@ -43,13 +44,7 @@ def test_search_decision_ignores_hidden_cards():
     rng = random.Random(0)
     checked = 0
     for game in positions(config, seed=3, every=13):
-        twin = game.copy()
-        places = [(s, q) for s in range(4) for q in range(9) if not twin.face_up[s][q]]
-        hidden = [twin.layouts[s][q] for s, q in places] + twin.draw_pile
-        rng.shuffle(hidden)
-        for (s, q), card in zip(places, hidden, strict=False):
-            twin.layouts[s][q] = card
-        twin.draw_pile = hidden[len(places) :]
+        twin = permute_hidden_cards(game, rng)
         twin.seed = game.seed + 1  # even the seed (future reshuffles and deals) is unknown
         seat = game.current_seat
         a = SearchAgent(seed=7, config=config, rollouts=12).decide(SeatView.from_game(game, seat))
