@@ -39,8 +39,9 @@ import numpy as np
 
 from agents.base import BotAgent
 from agents.expert import ExpertAgent
+from agents.heuristics import CardStats, card_points
 from gnome_env import actions as A
-from gnome_env.cards import HAZARD, HAZARD_POINTS, MULLIGAN
+from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Game, Phase
 from gnome_env.information import SeatView, sample_game
@@ -48,12 +49,6 @@ from gnome_env.scoring import layout_score_codes
 
 WIN_WEIGHT = 30.0
 _PLACEHOLDER = -99  # stands in for a face-down card when valuing a layout: never in a line
-_POINTS = {HAZARD: float(HAZARD_POINTS), MULLIGAN: 0.0}  # other cards score their value
-
-
-def _card_points(code: int) -> float:
-    """What a card scores on its own (R19), for mean values of unseen cards."""
-    return _POINTS.get(code, float(code))
 
 
 def estimated_layout_score(layout: Sequence[int], face_up: Sequence[bool], mean: float) -> float:
@@ -101,7 +96,7 @@ class RolloutPolicy:
             return A.DRAW if legal[0] == A.DRAW else legal[0]
         if phase == Phase.PLACE or phase == Phase.DISPLACED:
             card = game.held
-            points = _POINTS.get(card, card)
+            points = card_points(card)
             matches = 0 < card < HAZARD and card in layout
             base = A.PLACE if phase == Phase.PLACE else A.BOUNCE
             best, best_gain = -1, 0.0
@@ -112,7 +107,7 @@ class RolloutPolicy:
                         discard = action
                     continue
                 q = action - base
-                old = _POINTS.get(layout[q], layout[q]) if up[q] else 5.5
+                old = card_points(layout[q]) if up[q] else 5.5
                 gain = old - points + (2.0 if matches else 0.0)
                 if gain > best_gain:
                     best, best_gain = action, gain
@@ -162,9 +157,7 @@ class SearchAgent(BotAgent):
         if len(legal) == 1:
             return legal[0]
         start = time.perf_counter()
-        unseen = view.unseen_counter()
-        count = sum(unseen.values())
-        mean = sum(_card_points(c) * k for c, k in unseen.items()) / count if count else 0.0
+        mean = CardStats(view.unseen).mean
         values = np.zeros(len(legal))
         samples = 0
         while samples == 0 or (samples + 1) * len(legal) <= self.rollouts:
