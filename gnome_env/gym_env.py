@@ -4,7 +4,7 @@
 Import                 ``import gnome_env; gymnasium.make("gnome_env/GnomingARound-v0")``
 Class                  :class:`GnomeSingleSeatEnv` (``gnome_env.gym_env``)
 Actions                ``Discrete(33)`` (the table of :mod:`gnome_env.gnoming_a_round_v0`)
-Observation            ``Box`` (1394,) float32 with the default deck: the AEC env's
+Observation            ``Box`` (1401,) float32 with the default deck: the AEC env's
                        ``observation`` seen from the learner seat, with the same bounds
 Action mask            ``env.action_masks()`` (bool, for sb3-contrib's ``MaskablePPO``)
                        and ``info["action_mask"]`` (int8) after ``reset`` and every ``step``
