@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from gnome_env import Game, RulesConfig, gnoming_a_round_v0
+from gnome_env import Game, RulesConfig, gnoming_a_round_v0, gym_env
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.encoding import FACE_DOWN, FIRST_KIND, NONE, ObservationEncoder
@@ -109,6 +109,7 @@ def test_module_docstring_slice_table_matches_the_encoder():
     assert starts == [(s.start, s.stop) for s in ENC.slices.values()]
     assert f"({ENC.size},) float32" in doc
     assert f"({ObservationEncoder(CFG, reveal=True).size},) float32" in doc
+    assert f"``Box`` ({ENC.size},) float32" in gym_env.__doc__
 
 
 @pytest.mark.parametrize("num_players", [3, 7])
