@@ -103,8 +103,7 @@ def game_outcome(game: Game) -> tuple[list[float], list[float]]:
     share a rank and share the win. So the seats with rank ``(1 + k) / 2`` are exactly the
     ``k`` seats of ``game.winners()``.
     """
-    last = game.round_results[-1].round_scores
-    ranks = average_ranks([(t, last[s]) for s, t in enumerate(game.totals)])
+    ranks = average_ranks(game.ranking_keys())
     return ranks, win_shares(game.winners(), game.num_players)
 
 

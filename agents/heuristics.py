@@ -24,8 +24,9 @@ from collections.abc import Iterable, Sequence
 
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, HAZARD_POINTS, LINES, MULLIGAN
-from gnome_env.engine import FIRST_OUT_BONUS
+from gnome_env.engine import FIRST_OUT_BONUS, mulligan_positions
 from gnome_env.information import SeatView
+from gnome_env.scoring import card_points, layout_score_codes
 
 Layout = Sequence[int | None]
 
@@ -34,13 +35,10 @@ LINES_OF: tuple[tuple[int, int], ...] = tuple(
     tuple(i for i, line in enumerate(LINES) if q in line)  # type: ignore[misc]
     for q in range(9)
 )
+#: A negative card value that stands in for a face-down card: it is never part of a line.
+_PLACEHOLDER = -99
 #: Fallback mean of a face-down card when nothing is unseen (never used by a real view).
 DEFAULT_MEAN = 4.6
-
-
-def card_points(code: int) -> int:
-    """What a card scores on its own (R19): its value, 0 for a mulligan, +10 for a hazard."""
-    return HAZARD_POINTS if code == HAZARD else code
 
 
 class CardStats:
@@ -77,42 +75,25 @@ class CardStats:
         return [(c, k / total) for c, k in sorted(self.counts.items())]
 
 
+def layout_estimate(layout: Layout, mean: float) -> float:
+    """Face-up cards scored by R18-R20 (:func:`gnome_env.scoring.layout_score_codes`), each
+    face-down card at ``mean``; a face-down card never completes a line."""
+    hidden = 0
+    masked = []
+    for code in layout:
+        if code is None:
+            hidden += 1
+            masked.append(_PLACEHOLDER)
+        else:
+            masked.append(code)
+    return layout_score_codes(masked) + (mean - _PLACEHOLDER) * hidden
+
+
 def expected_layout_score(layout: Layout, stats: CardStats | Counter[int]) -> float:
-    """Greedy's estimate of a layout's score: face-down cards count as the mean unseen card
-    and never complete a line; lines of face-up cards score as in R18-R20."""
+    """Greedy's estimate of a layout's score: :func:`layout_estimate` at the mean unseen card."""
     if not isinstance(stats, CardStats):
         stats = CardStats(stats.items())
-    mean = stats.mean
-    in_line = 0
-    total = 0.0
-    for a, b, c in LINES:
-        value = _known_line_value(layout[a], layout[b], layout[c])
-        if value:
-            total -= value
-            in_line |= (1 << a) | (1 << b) | (1 << c)
-    for q in range(9):
-        code = layout[q]
-        if code is None:
-            total += mean
-        elif code == HAZARD:
-            total += HAZARD_POINTS
-        elif code < 0 or not in_line >> q & 1:
-            total += code
-    return total
-
-
-def _known_line_value(a: int | None, b: int | None, c: int | None) -> int:
-    """R18 line value of three face-up cards (0: no match, or a face-down card in the line)."""
-    value = 0
-    for code in (a, b, c):
-        if code is None or code < 0 or code == HAZARD:
-            return 0
-        if code == MULLIGAN:
-            continue
-        if value and code != value:
-            return 0
-        value = code
-    return value
+    return layout_estimate(layout, stats.mean)
 
 
 def placed(layout: Layout, pos: int, code: int) -> list[int | None]:
@@ -123,14 +104,8 @@ def placed(layout: Layout, pos: int, code: int) -> list[int | None]:
 
 
 def placeable(layout: Layout, card: int, pos: int) -> bool:
-    """R12: whether ``card`` may be put at ``pos`` (a mulligan only where no other face-up
-    mulligan is; so nowhere once two are face up)."""
-    if card != MULLIGAN:
-        return True
-    for q in range(9):
-        if q != pos and layout[q] == MULLIGAN:
-            return False
-    return True
+    """R12: whether ``card`` may be put at ``pos`` (asks the engine's rule)."""
+    return card != MULLIGAN or pos in mulligan_positions(layout)
 
 
 def line_shape(a: int | None, b: int | None, c: int | None) -> tuple[int, int, int, bool, int]:

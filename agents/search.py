@@ -39,25 +39,20 @@ import numpy as np
 
 from agents.base import BotAgent
 from agents.expert import ExpertAgent
-from agents.heuristics import CardStats, card_points
+from agents.heuristics import CardStats, layout_estimate
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Game, Phase
 from gnome_env.information import SeatView, sample_game
-from gnome_env.scoring import layout_score_codes
+from gnome_env.scoring import card_points
 
 WIN_WEIGHT = 30.0
-_PLACEHOLDER = -99  # stands in for a face-down card when valuing a layout: never in a line
 
 
 def estimated_layout_score(layout: Sequence[int], face_up: Sequence[bool], mean: float) -> float:
     """Face-up cards scored by R18-R20 (lines only among face-up cards), face-down at ``mean``."""
-    hidden = face_up.count(False)
-    if not hidden:
-        return float(layout_score_codes(layout))
-    masked = [c if up else _PLACEHOLDER for c, up in zip(layout, face_up, strict=True)]
-    return layout_score_codes(masked) - _PLACEHOLDER * hidden + mean * hidden
+    return layout_estimate([c if u else None for c, u in zip(layout, face_up, strict=True)], mean)
 
 
 class RolloutPolicy:

@@ -189,20 +189,11 @@ class Game:
         self._legal: list[int] | None = None
 
     # ------------------------------------------------------------------ legality
-    def _can_place_mulligan_anywhere(self, seat: int) -> bool:
-        """R12: fewer than two face-up mulligans means some position accepts a mulligan."""
-        layout, up = self.layouts[seat], self.face_up[seat]
-        shown = 0
-        for q in range(9):
-            if up[q] and layout[q] == MULLIGAN:
-                shown += 1
-        return shown < 2
-
     def _can_take(self, seat: int, card: int) -> bool:
         """R9/R12: a taken card must have a legal use: placing it, or discarding it again."""
         if card != MULLIGAN or self.config.discard_taken_card:
             return True
-        return self._can_place_mulligan_anywhere(seat)
+        return bool(mulligan_positions(self.visible_layout(seat)))
 
     def _reshuffle_size(self) -> int:
         """R8: how many cards a reshuffle would give (all discards but the pile tops)."""
@@ -240,14 +231,7 @@ class Game:
         if phase == Phase.PLACE:
             held = self.held
             if held == MULLIGAN:  # R12
-                layout, up = self.layouts[seat], self.face_up[seat]
-                shown = [q for q in range(9) if up[q] and layout[q] == MULLIGAN]
-                if not shown:
-                    out = list(range(A.PLACE, A.PLACE + 9))
-                elif len(shown) == 1:
-                    out = [A.PLACE + shown[0]]
-                else:
-                    out = []
+                out = [A.PLACE + q for q in mulligan_positions(self.visible_layout(seat))]
             else:
                 out = list(range(A.PLACE, A.PLACE + 9))
             if self.held_source == Source.DRAW_PILE or self.config.discard_taken_card:
@@ -502,13 +486,17 @@ class Game:
 
         Defined once the game is over; raises ``ValueError`` before that.
         """
+        keys = self.ranking_keys()
+        best = min(keys)
+        return tuple(s for s in range(self.num_players) if keys[s] == best)
+
+    def ranking_keys(self) -> list[tuple[int, int]]:
+        """R23 order of the seats: ``(total, last-round score)`` each, lower is better; seats
+        with equal keys are tied. Defined once the game is over (``ValueError`` before)."""
         if not self.is_over:
-            raise ValueError("winners() is only defined once the game is over")
-        best = min(self.totals)
-        tied = [s for s in range(self.num_players) if self.totals[s] == best]
+            raise ValueError("winners and rankings are only defined once the game is over")
         last = self.round_results[-1].round_scores
-        best_last = min(last[s] for s in tied)
-        return tuple(s for s in tied if last[s] == best_last)
+        return [(total, last[s]) for s, total in enumerate(self.totals)]
 
     # ------------------------------------------------------------------ views
     def visible_layout(self, seat: int) -> list[int | None]:
@@ -628,6 +616,18 @@ class Game:
             f"Game(players={self.num_players}, seed={self.seed}, round={self.round}, "
             f"phase={self.phase.name}, seat={self.current_seat})"
         )
+
+
+def mulligan_positions(visible: Sequence[int | None]) -> list[int]:
+    """R12: the positions of a layout (``None`` = face down) where a mulligan may be placed.
+
+    Anywhere with no face-up mulligan; only on the face-up mulligan's own position with one;
+    nowhere with two or more. The engine and the bots both ask this function.
+    """
+    shown = [q for q in range(LAYOUT_SIZE) if visible[q] == MULLIGAN]
+    if not shown:
+        return list(range(LAYOUT_SIZE))
+    return shown if len(shown) == 1 else []
 
 
 @functools.lru_cache(maxsize=64)

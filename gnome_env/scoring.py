@@ -21,6 +21,11 @@ def line_value(a: int, b: int, c: int) -> int:
     return value
 
 
+def card_points(code: int) -> int:
+    """R19: what a card scores outside a matching line (value; mulligan 0; hazard +10)."""
+    return HAZARD_POINTS if code == HAZARD else code
+
+
 def layout_score_codes(layout: Sequence[int]) -> int:
     """R18-R20 score of a fully revealed layout given as 9 card codes."""
     in_line = [False] * 9
@@ -31,10 +36,8 @@ def layout_score_codes(layout: Sequence[int]) -> int:
             total -= value
             in_line[a] = in_line[b] = in_line[c] = True
     for pos, code in enumerate(layout):
-        if code == HAZARD:
-            total += HAZARD_POINTS
-        elif code < 0 or not in_line[pos]:
-            total += code  # a mulligan is 0 either way
+        if not (0 < code < HAZARD and in_line[pos]):  # a positive card in a line adds nothing
+            total += card_points(code)
     return total
 
 
