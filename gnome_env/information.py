@@ -15,6 +15,7 @@ view.seat) == view``.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 
@@ -115,11 +116,11 @@ class SeatView:
         ``config`` must be the game's rules (its ``num_players`` may differ: the seat count
         is read from the observation).
         """
-        enc0 = ObservationEncoder(config)
+        enc0 = _encoder(config)
         n = int(enc0.decode(observation)[enc0.token_slices["present"]].sum())
         if n != config.num_players:
             config = config.replace(num_players=n)
-        enc = ObservationEncoder(config)
+        enc = _encoder(config)
         tok = enc.decode(observation).astype(int)
         ts = enc.token_slices
         kinds = config.deck.kinds
@@ -177,6 +178,12 @@ class SeatView:
             totals=tuple(int(tok[ts["totals"].start + (s - seat) % n]) for s in range(n)),
             legal_actions=tuple(int(a) for a in np.flatnonzero(mask)),
         )
+
+
+@functools.lru_cache(maxsize=32)
+def _encoder(config: RulesConfig) -> ObservationEncoder:
+    """One encoder per rules config (configs are immutable; building one costs ~60 µs)."""
+    return ObservationEncoder(config)
 
 
 def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
