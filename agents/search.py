@@ -145,6 +145,8 @@ class SearchAgent(BotAgent):
         # In guided mode the seat's own later decisions in a rollout, and the value of the
         # rollout's end, come from the expert's evaluation (lower is better there).
         self._expert = ExpertAgent(seed, config) if guided else None
+        self._decisions: dict[SeatView, int] = {}
+        self._values: dict[SeatView, float] = {}
 
     def decide(self, view: SeatView) -> int:
         """The candidate action with the best mean rollout value."""
@@ -153,6 +155,11 @@ class SearchAgent(BotAgent):
             return legal[0]
         start = time.perf_counter()
         mean = CardStats(view.unseen).mean
+        # Different samples often reach the same public situation (the view depends only on
+        # the cards the seat sees), so the expert's decisions and values are memoized per
+        # decision, keyed by the view: the same results, computed once.
+        self._decisions = {}
+        self._values = {}
         values = np.zeros(len(legal))
         samples = 0
         while samples == 0 or (samples + 1) * len(legal) <= self.rollouts:
@@ -180,14 +187,14 @@ class SearchAgent(BotAgent):
         while len(game.round_results) == rounds and not game.is_over:
             if stop is not None and game.turns_played >= stop:
                 if expert is not None:
-                    return -expert.layout_value(SeatView.from_game(game, seat))
+                    return -self._expert_value(SeatView.from_game(game, seat))
                 n = game.num_players
                 est = [
                     estimated_layout_score(game.layouts[s], game.face_up[s], mean) for s in range(n)
                 ]
                 return (sum(est) - est[seat]) / (n - 1) - est[seat]
             if expert is not None and game.current_seat == seat:
-                game.apply(expert.decide(SeatView.from_game(game, seat)))
+                game.apply(self._expert_decision(SeatView.from_game(game, seat)))
             else:
                 game.apply(policy.act(game))
         scores = game.round_results[-1].round_scores
@@ -201,6 +208,20 @@ class SearchAgent(BotAgent):
             if seat in winners:
                 value += WIN_WEIGHT / len(winners)
         return value
+
+    def _expert_value(self, view: SeatView) -> float:
+        """The expert's layout value of ``view`` (memoized for the current decision)."""
+        value = self._values.get(view)
+        if value is None:
+            value = self._values[view] = self._expert.layout_value(view)
+        return value
+
+    def _expert_decision(self, view: SeatView) -> int:
+        """The expert's action in ``view`` (memoized for the current decision)."""
+        action = self._decisions.get(view)
+        if action is None:
+            action = self._decisions[view] = self._expert.decide(view)
+        return action
 
     def __repr__(self) -> str:
         budget = f"rollouts={self.rollouts}"
