@@ -12,8 +12,10 @@ One :class:`Game` is one whole game (all rounds). The decision API is:
 
 Every random choice comes from a fresh ``numpy.random.Generator`` seeded with
 ``(seed, round)`` for the deal (R3) and ``(seed, round, k)`` for the k-th reshuffle (R8) of
-that round. The state therefore holds no generator, only counters: the same seed and the
-same actions always give the same game, and copies are cheap.
+that round: :func:`deal_order` and :func:`reshuffle_order`, which the vectorized engine
+(:mod:`gnome_env.vector`) calls too. The state therefore holds no generator, only
+counters: the same seed and the same actions always give the same game, and copies are
+cheap.
 
 Test hook (documented, used by the rule tests): ``Game(config, seed, stacked_decks={r: deck})``
 replaces round ``r``'s shuffled deck with ``deck``, a full deck order in R2 tokens, top card
@@ -39,6 +41,27 @@ from gnome_env.scoring import layout_score_codes
 
 FIRST_OUT_BONUS = 5  # R21
 ALL_FILLED = (1 << LAYOUT_SIZE) - 1
+
+
+def deal_order(seed: int, round_index: int, deck_size: int) -> np.ndarray:
+    """R3: the shuffle of round ``round_index``'s deck, from ``default_rng((seed, round))``.
+
+    Round ``r``'s deck, top card first, is ``[cards[i] for i in deal_order(seed, r, n)]``
+    where ``cards = config.deck.cards()`` (the canonical order) and ``n = len(cards)``. The
+    scalar and the vectorized engine both shuffle through this one function.
+    """
+    return np.random.default_rng((seed, round_index)).permutation(deck_size)
+
+
+def reshuffle_order(seed: int, round_index: int, k: int, num_cards: int) -> np.ndarray:
+    """R8: the shuffle of the ``k``-th reshuffle (1, 2, ...) of a round, from
+    ``default_rng((seed, round, k))``.
+
+    The new draw pile (bottom card first, top card last) is ``[cards[i] for i in order]``
+    where ``cards`` are the reshuffled discards in pile order: pile A's cards under its top,
+    bottom first, then pile B's.
+    """
+    return np.random.default_rng((seed, round_index, k)).permutation(num_cards)
 
 
 class Phase(IntEnum):
@@ -155,8 +178,7 @@ class Game:
             deck = [parse_card(token) for token in self.stacked_decks[r]]
         else:  # R3
             cards = cfg.deck.cards()
-            rng = np.random.default_rng((self.seed, r))
-            deck = [cards[i] for i in rng.permutation(len(cards))]
+            deck = [cards[i] for i in deal_order(self.seed, r, len(cards))]
         self.layouts = [deck[9 * p : 9 * p + 9] for p in range(n)]
         self.face_up = [[False] * 9 for _ in range(n)]
         self.down_count = [9] * n
@@ -362,8 +384,8 @@ class Game:
                 cards.extend(pile[:-1])
                 del pile[:-1]
         self.reshuffles += 1
-        rng = np.random.default_rng((self.seed, self.round, self.reshuffles))
-        self.draw_pile = [cards[i] for i in rng.permutation(len(cards))]
+        order = reshuffle_order(self.seed, self.round, self.reshuffles, len(cards))
+        self.draw_pile = [cards[i] for i in order]
 
     def _flip(self, pos: int) -> None:
         seat = self.current_seat

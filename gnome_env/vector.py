@@ -1,0 +1,479 @@
+"""Vectorized engine: B games of Gnoming A Round stepped together, with automatic reset.
+
+The rules, observations and rewards are exactly those of :class:`gnome_env.engine.Game`,
+:class:`gnome_env.encoding.ObservationEncoder` and the AEC env
+(:mod:`gnome_env.gnoming_a_round_v0`); the differential tests in ``tests/test_vector.py``
+compare all of them at every step. The game logic is in :mod:`gnome_env._vector_kernels`,
+compiled with numba when it is installed (``pip install gnome-env[fast]``).
+
+Quick use::
+
+    import numpy as np
+    from gnome_env import RulesConfig
+    from gnome_env.vector import VectorGame
+
+    vec = VectorGame(RulesConfig(), batch_size=4096, num_players=[3, 4, 5, 6, 7])
+    tokens, mask, seat = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        actions = vec.sample_actions(rng)  # or your policy, from tokens/mask/seat
+        tokens, mask, seat, rewards, done, info = vec.step(actions)
+    obs = vec.observations()  # float32 [B, 1401], only when needed
+
+API
+---
+``VectorGame(config=None, batch_size=1, *, num_players=None, players_per_slot=None,
+reward_mode="win")``
+
+* ``config``: a :class:`RulesConfig` (variants, deck, rounds, turn cap); its
+  ``num_players`` is the default seat count.
+* ``num_players``: an int (every game), or a sequence of seat counts from which every game
+  draws its own, deterministically from its seed (see *Seeds*).
+* ``players_per_slot``: a sequence of ``batch_size`` seat counts: slot ``b`` always plays
+  ``players_per_slot[b]`` seats (overrides ``num_players``).
+* ``reward_mode``: ``"win"``, ``"score"`` or ``"raw"`` (:mod:`gnome_env.rewards`).
+
+``reset(seed=None, *, seeds=None)`` starts a game in every slot and returns a
+:class:`Decision` ``(tokens, mask, seat)``; ``step(actions)`` returns a :class:`StepResult`
+``(tokens, mask, seat, rewards, done, info)``. Any invalid input raises ``ValueError`` (an
+illegal action names the game, the action and the legal ones) and changes nothing.
+
+Arrays (B = ``batch_size``, T = ``num_tokens``, 119 with the default deck)
+--------------------------------------------------------------------------
+============  =================  ==========================================================
+name          shape, dtype       content
+============  =================  ==========================================================
+tokens        [B, T] int16       ``ObservationEncoder.tokens(game, seat)`` of the acting seat
+mask          [B, 33] bool       legal actions of the acting seat (``Game.legal_mask()``)
+seat          [B] int8           the acting seat (``Game.current_seat``)
+rewards       [B, 7] float32     each seat's reward from this step (0 for absent seats)
+done          [B] bool           the game in this slot ended with this step
+============  =================  ==========================================================
+
+``info`` holds arrays about the game each step was applied to (zero where nothing
+happened, ``first_out`` -1): ``round_ended`` [B] bool; for a round that ended: ``round``
+[B] int32 (its index), ``round_scores``, ``layout_scores`` and ``totals`` (after that
+round) [B, 7] int32, ``first_out`` [B] int32 (-1: none), ``ended_by`` [B] int8 (index into
+:data:`ENDED_BY`: ``""``, ``"endgame"``, ``"turn_cap"``, ``"no_draw"``); for a game that
+ended: ``winners`` [B, 7] bool (R23), ``terminated`` / ``truncated`` [B] bool (truncated:
+the last round ended at the turn cap, as in the AEC env); always: ``num_players`` [B] int32
+and ``game_seed`` [B] int64 of that game. A finished game's final totals are
+``info["totals"][b]``, its last round's scores ``info["round_scores"][b]``.
+
+Also: ``legal_mask()``, ``sample_actions(rng)`` (uniform random legal actions, for tests
+and demos), and the current games' ``num_players``, ``game_seeds`` and ``episodes``.
+
+Automatic reset and reward timing
+---------------------------------
+A step's ``rewards``, ``done`` and ``info`` belong to the game the action was applied to;
+rewards are those the AEC env pays after that action (``rewards.rewards_after_action``):
+in ``"score"``/``"raw"`` mode at every round end, in ``"win"`` mode at game end, to every
+seat of the game at once. When ``done[b]``, slot ``b`` already holds a new game, and
+``tokens``, ``mask`` and ``seat`` are its first decision.
+
+Seeds
+-----
+Slot ``b`` plays a stream of games ``e = 0, 1, 2, ...`` (``episodes``) under a key:
+``(s, b)`` after ``reset(seed=s)``, ``(s_b, b)`` after ``reset(seeds=[s_0, ..., s_B-1])``
+(``reset()`` takes ``s`` from OS entropy and keeps it in ``seed``). Game ``e`` is
+``Game(config with n seats, game_seed)`` -- the same deals and reshuffles, through
+:func:`gnome_env.engine.deal_order` / :func:`~gnome_env.engine.reshuffle_order` -- where
+``game_seed, word = game_stream(key, e)`` (two 64-bit words of
+``numpy.random.SeedSequence((*key, e))``, the first shifted to 63 bits), except that after
+``reset(seeds=...)`` game 0 has ``game_seed = s_b`` itself (so it is ``Game(config, s_b)``).
+``n`` is ``players_per_slot[b]`` if given, else ``choices[word % len(choices)]``
+(``choices``: the ``num_players`` sequence; an int is one choice). An auto-reset starts the
+slot's next ``e``. So trajectories depend only on the seed(s) and the actions; the global
+``numpy`` / ``random`` state is never used.
+
+Float observations
+------------------
+``observations()`` returns the latest decision's float32 ``[B, 1401]`` observations;
+``expand(tokens)`` does the same for any token array. Both call
+``ObservationEncoder.expand`` (one encoder per seat count, since the turn-cap scale may
+depend on it; the seat count is read from the tokens' ``present`` block).
+
+numba
+-----
+Without numba, or with the environment variable ``GNOME_NO_NUMBA=1`` set before import,
+the same kernels run as plain Python: identical results, orders of magnitude slower.
+``gnome_env._vector_kernels.COMPILED`` tells which is in use. The first compiled use takes
+some seconds (cached on disk afterwards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from gnome_env import _vector_kernels as K
+from gnome_env import actions as A
+from gnome_env.cards import HAZARD, MULLIGAN
+from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
+from gnome_env.encoding import ObservationEncoder
+from gnome_env.engine import deal_order, reshuffle_order
+from gnome_env.rewards import REWARD_MODES, check_reward_mode
+
+#: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
+ENDED_BY = ("", "endgame", "turn_cap", "no_draw")
+MAX_SEED = 2**63
+
+
+class Decision(NamedTuple):
+    """The decision every slot faces: tokens ``[B, T]`` int16, mask ``[B, 33]`` bool, seat
+    ``[B]`` int8."""
+
+    tokens: np.ndarray
+    mask: np.ndarray
+    seat: np.ndarray
+
+
+class StepResult(NamedTuple):
+    """What :meth:`VectorGame.step` returns (see the module docstring)."""
+
+    tokens: np.ndarray
+    mask: np.ndarray
+    seat: np.ndarray
+    rewards: np.ndarray
+    done: np.ndarray
+    info: dict[str, np.ndarray]
+
+
+def game_stream(key: tuple[int, ...], episode: int) -> tuple[int, int]:
+    """``(game seed, seat-count word)`` of game ``episode`` of the slot with ``key``."""
+    words = np.random.SeedSequence((*key, episode)).generate_state(2, np.uint64)
+    return int(words[0]) >> 1, int(words[1])
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}={value!r} is not allowed: must be an integer")
+    if not low <= value < high:
+        raise ValueError(f"{name}={value!r} is not allowed: must be in {low}..{high - 1}")
+    return int(value)
+
+
+def _check_players(name: str, value: object) -> int:
+    return _check_int(name, value, MIN_PLAYERS, MAX_PLAYERS + 1)
+
+
+class VectorGame:
+    """``batch_size`` games stepped together (see the module docstring for the manual)."""
+
+    def __init__(
+        self,
+        config: RulesConfig | None = None,
+        batch_size: int = 1,
+        *,
+        num_players: int | Sequence[int] | None = None,
+        players_per_slot: Sequence[int] | None = None,
+        reward_mode: str = "win",
+    ) -> None:
+        if config is None:
+            config = RulesConfig()
+        if not isinstance(config, RulesConfig):
+            raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
+        self.batch_size = _check_int("batch_size", batch_size, 1, 2**31)
+        self.reward_mode = check_reward_mode(reward_mode)
+        if num_players is None:
+            num_players = config.num_players
+        if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
+            choices = (_check_players("num_players", num_players),)
+        elif isinstance(num_players, Sequence) and not isinstance(num_players, str):
+            if not num_players:
+                raise ValueError("num_players must not be an empty sequence")
+            choices = tuple(_check_players("num_players", n) for n in num_players)
+        else:
+            raise ValueError(
+                f"num_players={num_players!r} is not allowed: must be an integer in "
+                f"{MIN_PLAYERS}..{MAX_PLAYERS} or a sequence of them"
+            )
+        self.choices = choices
+        slot_players = None
+        if players_per_slot is not None:
+            if isinstance(players_per_slot, str) or not isinstance(players_per_slot, Sequence):
+                raise ValueError("players_per_slot must be a sequence of seat counts")
+            if len(players_per_slot) != self.batch_size:
+                raise ValueError(
+                    f"players_per_slot has {len(players_per_slot)} entries, "
+                    f"batch_size is {self.batch_size}"
+                )
+            slot_players = [_check_players("players_per_slot", n) for n in players_per_slot]
+        self._slot_players = slot_players
+        used = sorted(set(slot_players if slot_players is not None else choices))
+        # One validated config per seat count (raises if the deck is too small, R1).
+        self.configs = {n: config.replace(num_players=n) for n in used}
+        self.config = config
+        self.encoders = {n: ObservationEncoder(c) for n, c in self.configs.items()}
+        enc = self.encoders[used[0]]
+        self.num_tokens = enc.num_tokens
+        self.observation_size = enc.size
+        self._present = enc.token_slices["present"]
+        starts, count = K.token_offsets(enc.num_kinds)
+        if count != enc.num_tokens or any(
+            enc.token_slices[name].start != start for name, start in starts.items()
+        ):  # pragma: no cover - guards a change of the encoder's layout
+            raise RuntimeError("the vector kernels' token layout differs from the encoder's")
+        # R17 caps per seat count (int32 state; a larger cap is never reached anyway)
+        self._turn_caps = {n: min(c.turn_cap, 2**31 - 1) for n, c in self.configs.items()}
+
+        kinds = config.deck.kinds
+        counts = [copies for _, copies in config.deck.counts]
+        self._deck_size = config.deck.size
+        self._kcode = np.array(kinds, dtype=np.int32)
+        self._kcount = np.array(counts, dtype=np.int32)
+        # The canonical deck order of DeckSpec.cards(), as kind indices.
+        self._canon = np.repeat(np.arange(len(kinds), dtype=np.int16), counts)
+        prm = np.zeros(K.NUM_PARAMS, dtype=np.int32)
+        prm[K.P_ROTATE] = config.rotate_start
+        prm[K.P_DISCARD_TAKEN] = config.discard_taken_card
+        prm[K.P_BOUNCE_UP] = config.bounce_face_up
+        prm[K.P_TIE_LOWEST] = config.first_out_tie_is_lowest
+        prm[K.P_ROUNDS] = config.rounds
+        prm[K.P_REWARD] = REWARD_MODES.index(self.reward_mode)
+        prm[K.P_KINDS] = len(kinds)
+        prm[K.P_HAZ_K] = kinds.index(HAZARD) if HAZARD in kinds else -1
+        prm[K.P_MULL_K] = kinds.index(MULLIGAN) if MULLIGAN in kinds else -1
+        prm[K.P_DECK] = self._deck_size
+        assert REWARD_MODES == ("win", "score", "raw")
+        self._prm = prm
+
+        b = self.batch_size
+        self._st = np.zeros((b, K.C_SEEN + len(kinds)), dtype=np.int32)
+        self._stk = np.zeros((b, 3, self._deck_size), dtype=np.int16)
+        self._legal = np.zeros((b, A.NUM_ACTIONS), dtype=bool)
+        self._paused = np.zeros(b, dtype=np.int64)
+        self._seeds = np.zeros(b, dtype=np.int64)
+        self._seed_list = [0] * b
+        self._episodes = np.zeros(b, dtype=np.int64)
+        self._keys: list[tuple[int, int]] = []
+        self._tokens: np.ndarray | None = None
+        self.seed: int | None = None
+
+    # ------------------------------------------------------------------ read-only views
+    @property
+    def num_players(self) -> np.ndarray:
+        """Seat count of the game now in each slot, ``[B]`` int32."""
+        return self._st[:, K.C_N].copy()
+
+    @property
+    def game_seeds(self) -> np.ndarray:
+        """``Game`` seed of the game now in each slot, ``[B]`` int64."""
+        return self._seeds.copy()
+
+    @property
+    def episodes(self) -> np.ndarray:
+        """Index ``e`` of the game now in each slot within its stream, ``[B]`` int64."""
+        return self._episodes.copy()
+
+    def legal_mask(self) -> np.ndarray:
+        """The current legal-action masks, ``[B, 33]`` bool (a copy)."""
+        self._require_reset()
+        return self._legal.copy()
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, seed: int | None = None, *, seeds: Sequence[int] | None = None) -> Decision:
+        """Start a new game in every slot (see *Seeds* in the module docstring)."""
+        b = self.batch_size
+        first: list[int | None] = [None] * b
+        if seeds is not None:
+            if seed is not None:
+                raise ValueError("pass either seed or seeds, not both")
+            if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__"):
+                raise ValueError("seeds must be a sequence of batch_size non-negative integers")
+            if len(seeds) != b:
+                raise ValueError(f"seeds has {len(seeds)} entries, batch_size is {b}")
+            first = [_check_int("seeds[...]", s, 0, MAX_SEED) for s in seeds]
+            keys = [(s, slot) for slot, s in enumerate(first)]
+            self.seed = None
+        else:
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy) % MAX_SEED
+            seed = _check_int("seed", seed, 0, MAX_SEED)
+            keys = [(seed, slot) for slot in range(b)]
+            self.seed = seed
+        self._keys = keys
+        self._episodes[:] = 0
+        for slot in range(b):
+            self._start_game(slot, first[slot])
+        self._paused[:] = np.arange(b)
+        tokens = np.empty((b, self.num_tokens), dtype=np.int16)
+        seats = np.empty(b, dtype=np.int8)
+        self._resume(b, tokens, seats)
+        self._tokens = tokens
+        return Decision(tokens, self._legal.copy(), seats)
+
+    def _start_game(self, slot: int, game_seed: int | None) -> None:
+        """Set up game ``episodes[slot]`` of ``slot``: seed, seat count, round 0's deal."""
+        derived, word = game_stream(self._keys[slot], int(self._episodes[slot]))
+        if game_seed is None:
+            game_seed = derived
+        if self._slot_players is not None:
+            n = self._slot_players[slot]
+        else:
+            n = self.choices[word % len(self.choices)]
+        self._seeds[slot] = game_seed
+        self._seed_list[slot] = game_seed
+        st = self._st
+        st[slot, K.C_N] = n
+        st[slot, K.C_TURN_CAP] = self._turn_caps[n]
+        st[slot, K.C_NEED] = K.NEED_NEW_GAME
+        self._stk[slot, 0, :] = self._canon[deal_order(game_seed, 0, self._deck_size)]
+
+    def _supply_shuffles(self, count: int) -> None:
+        """Give every paused game the shuffle it waits for (R3 deal, R8 reshuffle)."""
+        st, stk = self._st, self._stk
+        for slot in self._paused[:count].tolist():
+            need = st[slot, K.C_NEED]
+            if need == K.NEED_RESHUFFLE:
+                m = int(st[slot, K.C_LEN])
+                order = reshuffle_order(
+                    self._seed_list[slot],
+                    int(st[slot, K.C_ROUND]),
+                    int(st[slot, K.C_RESHUFFLES]),
+                    m,
+                )
+                row = stk[slot, 0, :m]
+                row[:] = row[order]
+            elif need == K.NEED_DEAL:
+                order = deal_order(self._seed_list[slot], int(st[slot, K.C_ROUND]), self._deck_size)
+                stk[slot, 0, :] = self._canon[order]
+            else:  # auto-reset: the slot's next game
+                self._episodes[slot] += 1
+                self._start_game(slot, None)
+
+    def _resume(self, count: int, tokens: np.ndarray, seats: np.ndarray) -> None:
+        K.resume_batch(
+            self._st,
+            self._stk,
+            self._paused,
+            count,
+            self._prm,
+            self._kcode,
+            self._kcount,
+            self._legal,
+            tokens,
+            seats,
+        )
+
+    def _require_reset(self) -> None:
+        if self._tokens is None:
+            raise RuntimeError("call reset() before using the games")
+
+    # ------------------------------------------------------------------ stepping
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        b = self.batch_size
+        arr = np.asarray(actions)
+        if arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an integer array of shape ({b},), got dtype {arr.dtype}"
+            )
+        if arr.shape != (b,):
+            raise ValueError(f"actions must have shape ({b},), got {arr.shape}")
+        bad = np.flatnonzero((arr < 0) | (arr >= A.NUM_ACTIONS))
+        if bad.size:
+            g = int(bad[0])
+            raise ValueError(
+                f"action {int(arr[g])} for game {g} is out of range: must be an integer in "
+                f"0..{A.NUM_ACTIONS - 1}"
+            )
+        arr = arr.astype(np.int64, copy=False)
+        ok = self._legal[np.arange(b), arr]
+        if not ok.all():
+            g = int(np.flatnonzero(~ok)[0])
+            a = int(arr[g])
+            legal = np.flatnonzero(self._legal[g])
+            allowed = ", ".join(f"{x} ({A.ACTION_NAMES[x]})" for x in legal)
+            phase = ("OPENING_FLIP", "DRAW", "PLACE", "DISPLACED", "HAZARD_FLIP", "GAME_OVER")[
+                self._st[g, K.C_PHASE]
+            ]
+            raise ValueError(
+                f"illegal action {a} ({A.ACTION_NAMES[a]}) for game {g} (seat "
+                f"{self._st[g, K.C_SEAT]}, phase {phase}); legal actions: {allowed}"
+            )
+        return np.ascontiguousarray(arr)
+
+    def step(self, actions: Any) -> StepResult:
+        """Apply ``actions[b]`` (an int array of shape ``[B]``) to every game."""
+        self._require_reset()
+        acts = self._check_actions(actions)
+        b = self.batch_size
+        tokens = np.empty((b, self.num_tokens), dtype=np.int16)
+        seats = np.empty(b, dtype=np.int8)
+        rewards = np.zeros((b, MAX_PLAYERS), dtype=np.float32)
+        res = np.zeros((b, K.NUM_RESULTS), dtype=np.int32)
+        game_seeds = self._seeds.copy()
+        count = K.step_batch(
+            self._st,
+            self._stk,
+            acts,
+            self._prm,
+            self._kcode,
+            self._kcount,
+            self._legal,
+            tokens,
+            seats,
+            rewards,
+            res,
+            self._paused,
+        )
+        if count:
+            self._supply_shuffles(count)
+            self._resume(count, tokens, seats)
+        self._tokens = tokens
+        done = res[:, K.R_DONE].astype(bool)
+        truncated = res[:, K.R_TRUNCATED].astype(bool)
+        seven = slice(0, MAX_PLAYERS)
+        info = {
+            "round_ended": res[:, K.R_ROUND_ENDED].astype(bool),
+            "round": res[:, K.R_ROUND],
+            "round_scores": res[:, K.R_ROUND_SCORES :][:, seven],
+            "layout_scores": res[:, K.R_LAYOUT_SCORES :][:, seven],
+            "totals": res[:, K.R_TOTALS :][:, seven],
+            "first_out": np.where(res[:, K.R_ROUND_ENDED] != 0, res[:, K.R_FIRST_OUT], -1),
+            "ended_by": res[:, K.R_ENDED_BY].astype(np.int8),
+            "winners": res[:, K.R_WINNERS :][:, seven].astype(bool),
+            "terminated": done & ~truncated,
+            "truncated": truncated,
+            "num_players": np.where(done, res[:, K.R_N], self._st[:, K.C_N]),
+            "game_seed": game_seeds,
+        }
+        return StepResult(tokens, self._legal.copy(), seats, rewards, done, info)
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action per game, ``[B]`` int64 (for tests and demos)."""
+        self._require_reset()
+        legal = self._legal
+        pick = (rng.random(self.batch_size) * np.count_nonzero(legal, axis=1)).astype(np.int8)
+        ranks = np.cumsum(legal, axis=1, dtype=np.int8)  # 1 + rank of each legal action
+        return np.argmax(ranks > pick[:, None], axis=1).astype(np.int64)
+
+    # ------------------------------------------------------------------ float observations
+    def expand(self, tokens: np.ndarray) -> np.ndarray:
+        """Float32 observations ``[..., size]`` from tokens ``[..., T]``, exactly as
+        ``ObservationEncoder.expand`` of each token row's seat count."""
+        tokens = np.asarray(tokens)
+        if tokens.ndim == 0 or tokens.shape[-1] != self.num_tokens:
+            raise ValueError(f"tokens must have shape [..., {self.num_tokens}], got {tokens.shape}")
+        lead = tokens.shape[:-1]
+        flat = tokens.reshape(-1, self.num_tokens)
+        seats = flat[:, self._present].sum(axis=1)
+        unknown = set(np.unique(seats).tolist()) - set(self.encoders)
+        if unknown:
+            raise ValueError(f"tokens with seat counts {sorted(unknown)} not played here")
+        if len(self.encoders) == 1:
+            enc = next(iter(self.encoders.values()))
+            return enc.expand(tokens)
+        out = np.empty((flat.shape[0], self.observation_size), dtype=np.float32)
+        for n, enc in self.encoders.items():
+            rows = np.flatnonzero(seats == n)
+            if rows.size:
+                out[rows] = enc.expand(flat[rows])
+        return out.reshape((*lead, self.observation_size))
+
+    def observations(self) -> np.ndarray:
+        """The latest decision's float32 observations, ``[B, size]``."""
+        self._require_reset()
+        return self.expand(self._tokens)
