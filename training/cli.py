@@ -121,6 +121,30 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    """Measure throughput against the reference environments and print a table."""
+    from training.benchmark import format_report, run_benchmark, save_json
+
+    parser: argparse.ArgumentParser = args.parser
+    if args.seconds <= 0:
+        parser.error(f"argument --seconds: {args.seconds} is not allowed: use a positive number")
+    if any(b < 1 for b in args.batches):
+        parser.error(f"argument --batches: {args.batches} is not allowed: every batch size >= 1")
+    report = run_benchmark(
+        seconds=args.seconds,
+        num_players=args.players,
+        batches=tuple(args.batches),
+        seed=args.seed,
+        references=not args.no_references,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
+    print(format_report(report))
+    if args.json:
+        save_json(report, args.json)
+        print(f"JSON written to {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from agents.registry import known_specs
@@ -187,6 +211,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
     ev.set_defaults(func=_eval, parser=ev)
+    bench = sub.add_parser(
+        "bench",
+        help="throughput of the engine, the AEC envs and the vector engine vs references",
+        description="Measure, in one run and with one random-legal-action loop, the engine, "
+        "env() and raw_env(), PettingZoo's connect_four_v3 and texas_holdem_v4, a do-nothing "
+        "AEC env of our sizes (bare and wrapped) and the vector engine; print ratios.",
+    )
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
+    bench.add_argument("--players", type=int, default=5, choices=range(3, 8), metavar="{3..7}")
+    bench.add_argument(
+        "--batches",
+        type=int,
+        nargs="*",
+        default=[1, 64, 1024, 4096],
+        help="vector engine batch sizes (default 1 64 1024 4096; none to skip)",
+    )
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument(
+        "--no-references", action="store_true", help="skip connect_four_v3 and texas_holdem_v4"
+    )
+    bench.add_argument(
+        "--json", default=None, metavar="PATH", help="also write the figures as JSON"
+    )
+    bench.set_defaults(func=_bench, parser=bench)
     return parser
 
 

@@ -1,0 +1,94 @@
+"""The throughput benchmark (training/benchmark.py, ``gnome bench``): its parts are sound.
+
+No speed is asserted here (shared machines are noisy); these tests check that the
+reference env is a valid AEC env, that the sampler only draws legal actions, and that the
+command's report is complete and self-consistent.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+
+from training.benchmark import FloorEnv, random_legal_actions, wrapped_floor
+from training.cli import main
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_floor_env_is_a_valid_aec_env(wrapped):
+    env = wrapped_floor(4, 1401, 33) if wrapped else FloorEnv(4, 1401, 33)
+    api_test(env, num_cycles=50)
+
+
+def test_floor_env_episode_length_and_turn_order():
+    env = FloorEnv(3, 5, 4, length=7)
+    env.reset(seed=0)
+    order = []
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        order.append(agent)
+        env.step(None if term or trunc else 0)
+    # 7 live steps in turn order, then one dead step per agent
+    assert order[:7] == [f"player_{i % 3}" for i in range(7)]
+    assert len(order) == 7 + 3
+
+
+def test_random_legal_actions_only_legal_and_all_reached():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((3, 33), dtype=bool)
+    mask[0, [0, 5, 32]] = True
+    mask[1, 7] = True
+    mask[2, :] = True
+    seen = [set(), set(), set()]
+    for _ in range(400):
+        actions = random_legal_actions(mask, rng)
+        for b, a in enumerate(actions):
+            assert mask[b, a]
+            seen[b].add(int(a))
+    assert seen[0] == {0, 5, 32}
+    assert seen[1] == {7}
+    assert len(seen[2]) == 33
+
+
+def test_gnome_bench_tiny_run_writes_a_consistent_report(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    code = main(
+        [
+            "bench",
+            "--seconds",
+            "0.05",
+            "--players",
+            "3",
+            "--batches",
+            "2",
+            "--no-references",
+            "--json",
+            str(path),
+        ]
+    )
+    assert code == 0
+    report = json.loads(path.read_text())
+    rates = report["rates"]
+    for name in ("engine", "env", "raw_env", "floor_bare", "floor_wrapped", "vector_B2"):
+        assert rates[name] > 0, name
+    assert "connect_four_v3" not in rates
+    ratios = report["ratios"]
+    assert ratios["raw_env / floor_bare"] == pytest.approx(rates["raw_env"] / rates["floor_bare"])
+    assert ratios["vector_B2 / env"] == pytest.approx(rates["vector_B2"] / rates["env"])
+    assert int(report["vector_peak_bytes"]["2"]) > 0
+    out = capsys.readouterr().out
+    assert "raw_env / floor_bare" in out and "targets:" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--seconds", "0"], "--seconds"), (["--batches", "0"], "--batches")],
+)
+def test_gnome_bench_rejects_bad_values(args, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", *args])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,362 @@
+"""Throughput benchmark: our engine and environments against PettingZoo's reference envs.
+
+``gnome bench`` (or ``python bench/throughput.py``) measures, in one run and one process,
+with the same random-legal-action loop everywhere:
+
+* ``engine``: :class:`gnome_env.Game` alone, sampling from ``legal_mask()`` with numpy;
+* ``env()`` and ``raw_env()``: the AEC loop of PettingZoo's docs -- ``agent_iter``,
+  ``last()``, a uniformly random legal action drawn from the mask with numpy, ``step``;
+* ``connect_four_v3`` and ``texas_holdem_v4`` (``pettingzoo[classic]``) in that same loop;
+* the *API floor*: :class:`FloorEnv`, a turn-based AEC env that does nothing but has our
+  observation and action sizes, bare and behind PettingZoo's standard wrappers
+  (``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(...)))``): what any AEC env can reach
+  in this loop;
+* the vector engine (:mod:`gnome_env.vector`) at several batch sizes: decisions/s with
+  compact observations and masks, and its peak memory (``tracemalloc``, numpy buffers
+  included) at the largest batch.
+
+Then it prints ratios against the references measured in the same run. Every figure is a
+rate over about ``seconds`` of wall time on one core; the machines are shared and noisy,
+so compare ratios from one run rather than figures from different runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import platform
+import resource
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gnome_env import Game, RulesConfig, actions
+from gnome_env import gnoming_a_round_v0 as gnome_aec
+
+DEFAULT_BATCHES = (1, 64, 1024, 4096)
+
+
+# ---------------------------------------------------------------------- the API floor
+class FloorEnv(AECEnv):
+    """A turn-based AEC env that does nothing, with the observation/action sizes of ours.
+
+    ``num_players`` agents act in turn for ``length`` steps, then every agent terminates.
+    Observations are one preallocated float32 vector and an all-legal mask, so the only
+    cost is PettingZoo's bookkeeping that every AEC env pays.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "floor_v0",
+        "render_modes": [],
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, num_players: int, obs_size: int, num_actions: int, length: int = 300):
+        super().__init__()
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(0.0, 1.0, (obs_size,), dtype=np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = dict.fromkeys(
+            self.possible_agents, gymnasium.spaces.Discrete(num_actions)
+        )
+        self._obs = {
+            "observation": np.zeros(obs_size, dtype=np.float32),
+            "action_mask": np.ones(num_actions, dtype=np.int8),
+        }
+        self.length = length
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._turn = 0
+        self._steps = 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._obs
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._steps += 1
+        if self._steps >= self.length:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._turn = (self._turn + 1) % len(self.agents)
+        self.agent_selection = self.agents[self._turn]
+        self._accumulate_rewards()
+
+
+def wrapped_floor(num_players: int, obs_size: int, num_actions: int) -> AECEnv:
+    """:class:`FloorEnv` behind PettingZoo's standard classic-env wrappers."""
+    env = FloorEnv(num_players, obs_size, num_actions)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+# ---------------------------------------------------------------------- the loops
+def aec_steps_per_s(make_env: Callable[[], AECEnv], seconds: float, seed: int) -> float:
+    """Steps/s of the standard AEC loop with uniformly random legal actions from the mask."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            steps += 1
+    elapsed = time.perf_counter() - start
+    env.close()
+    return steps / elapsed
+
+
+def engine_decisions_per_s(num_players: int, seconds: float, seed: int) -> float:
+    """Decisions/s of the bare engine, sampling from ``legal_mask()`` with numpy."""
+    config = RulesConfig(num_players=num_players)
+    rng = np.random.default_rng(seed)
+    decisions = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game(config, seed + games)
+        while not game.is_over:
+            legal = np.flatnonzero(game.legal_mask())
+            game.apply(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        games += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a boolean ``[B, A]`` mask."""
+    scores = rng.random(mask.shape, dtype=np.float32)
+    scores[~mask] = -1.0
+    return scores.argmax(axis=1)
+
+
+def vector_decisions_per_s(
+    batch: int, num_players: int | list[int], seconds: float, seed: int
+) -> tuple[float, int]:
+    """(decisions/s, peak traced bytes) of the vector engine at batch size ``batch``.
+
+    The rate counts every game's decision per step (tokens and masks are produced for all);
+    the random legal actions are drawn with numpy from the masks inside the timed loop.
+    The memory figure comes from a separate short run under ``tracemalloc`` (which slows
+    allocation, so it is not used while timing): the peak of everything allocated from
+    building the engine through 20 steps, numpy arrays included.
+    """
+    from gnome_env.vector import VectorGame
+
+    rng = np.random.default_rng(seed)
+    games = VectorGame(RulesConfig(), batch_size=batch, num_players=num_players)
+    step = games.reset(seed=seed)
+    step = games.step(random_legal_actions(step.mask, rng))  # numba compiles before the clock
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(20):
+            step = games.step(random_legal_actions(step.mask, rng))
+        decisions += 20 * batch
+    rate = decisions / (time.perf_counter() - start)
+    del games, step
+    gc.collect()
+    tracemalloc.start()
+    games = VectorGame(RulesConfig(), batch_size=batch, num_players=num_players)
+    step = games.reset(seed=seed)
+    for _ in range(20):
+        step = games.step(random_legal_actions(step.mask, rng))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return rate, peak
+
+
+# ---------------------------------------------------------------------- the run
+def run_benchmark(
+    seconds: float = 3.0,
+    num_players: int = 5,
+    batches: tuple[int, ...] = DEFAULT_BATCHES,
+    seed: int = 0,
+    references: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure everything once; return figures (rates per second) and ratios."""
+    say = progress or (lambda _msg: None)
+    probe = gnome_aec.raw_env(num_players=num_players)
+    obs_size = probe.encoder.size
+    n_actions = actions.NUM_ACTIONS
+    rates: dict[str, float] = {}
+
+    def measure(name: str, fn: Callable[[], float]) -> None:
+        say(f"measuring {name} ...")
+        rates[name] = fn()
+
+    measure("engine", lambda: engine_decisions_per_s(num_players, seconds, seed))
+    measure(
+        "env",
+        lambda: aec_steps_per_s(lambda: gnome_aec.env(num_players=num_players), seconds, seed),
+    )
+    measure(
+        "raw_env",
+        lambda: aec_steps_per_s(lambda: gnome_aec.raw_env(num_players=num_players), seconds, seed),
+    )
+    measure(
+        "floor_bare",
+        lambda: aec_steps_per_s(lambda: FloorEnv(num_players, obs_size, n_actions), seconds, seed),
+    )
+    measure(
+        "floor_wrapped",
+        lambda: aec_steps_per_s(
+            lambda: wrapped_floor(num_players, obs_size, n_actions), seconds, seed
+        ),
+    )
+    if references:
+        from pettingzoo.classic import connect_four_v3, texas_holdem_v4
+
+        measure("connect_four_v3", lambda: aec_steps_per_s(connect_four_v3.env, seconds, seed))
+        measure("texas_holdem_v4", lambda: aec_steps_per_s(texas_holdem_v4.env, seconds, seed))
+    peak = {}
+    for b in batches:
+        say(f"measuring vector engine at B={b} ...")
+        rates[f"vector_B{b}"], peak[b] = vector_decisions_per_s(b, num_players, seconds, seed)
+    ratios: dict[str, float] = {}
+    if "connect_four_v3" in rates:
+        ratios["env / connect_four_v3"] = rates["env"] / rates["connect_four_v3"]
+        ratios["raw_env / connect_four_v3"] = rates["raw_env"] / rates["connect_four_v3"]
+    ratios["raw_env / floor_bare"] = rates["raw_env"] / rates["floor_bare"]
+    ratios["env / floor_wrapped"] = rates["env"] / rates["floor_wrapped"]
+    if batches:
+        top = max(batches)
+        ratios[f"vector_B{top} / env"] = rates[f"vector_B{top}"] / rates["env"]
+        ratios[f"vector_B{top} / engine"] = rates[f"vector_B{top}"] / rates["engine"]
+    return {
+        "settings": {
+            "seconds": seconds,
+            "num_players": num_players,
+            "batches": list(batches),
+            "seed": seed,
+            "loop": "random legal action drawn from the mask with numpy",
+        },
+        "machine": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "processor": platform.machine(),
+            "numba": _numba_version(),
+        },
+        "rates": rates,
+        "ratios": ratios,
+        "vector_peak_bytes": {str(b): v for b, v in peak.items()},
+        "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "targets": _targets(rates, ratios, peak),
+    }
+
+
+def _numba_version() -> str | None:
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.__version__
+
+
+TARGETS = (
+    ("env / connect_four_v3", 5.0),
+    ("raw_env / floor_bare", 0.5),
+)
+
+
+def _targets(
+    rates: dict[str, float], ratios: dict[str, float], peak: dict[int, int]
+) -> list[dict[str, Any]]:
+    """The issue's targets, each with the measured figure and whether it is met."""
+    out = []
+    for name, goal in TARGETS:
+        if name in ratios:
+            out.append(
+                {
+                    "target": f"{name} >= {goal:g}",
+                    "value": ratios[name],
+                    "met": ratios[name] >= goal,
+                }
+            )
+    if 4096 in peak:
+        rate = rates["vector_B4096"]
+        out.append(
+            {"target": "vector_B4096 >= 1,000,000 decisions/s", "value": rate, "met": rate >= 1e6}
+        )
+        ratio = ratios["vector_B4096 / env"]
+        out.append({"target": "vector_B4096 / env >= 20", "value": ratio, "met": ratio >= 20})
+        out.append(
+            {
+                "target": "vector B=4096 peak memory < 1 GB",
+                "value": peak[4096],
+                "met": peak[4096] < 1e9,
+            }
+        )
+    return out
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The human-readable table of :func:`run_benchmark`'s result."""
+    s, m = report["settings"], report["machine"]
+    lines = [
+        f"gnome_env throughput, {s['num_players']} players, ~{s['seconds']:g} s per figure, "
+        f"one core; Python {m['python']}, numpy {m['numpy']}, numba {m['numba'] or 'absent'}",
+        f"loop: {s['loop']}",
+        "",
+        f"{'what':<22} {'steps or decisions/s':>22}",
+    ]
+    for name, rate in report["rates"].items():
+        lines.append(f"{name:<22} {rate:>22,.0f}")
+    lines += ["", "ratios (same run):"]
+    for name, value in report["ratios"].items():
+        lines.append(f"  {name:<30} {value:>8.2f}")
+    if report["vector_peak_bytes"]:
+        lines += ["", "vector engine peak traced memory:"]
+        for b, v in report["vector_peak_bytes"].items():
+            lines.append(f"  B={b:<6} {v / 2**20:>8.1f} MiB")
+    lines.append(f"process max RSS {report['max_rss_bytes'] / 2**20:,.0f} MiB")
+    lines += ["", "targets:"]
+    for t in report["targets"]:
+        value = t["value"]
+        shown = f"{value / 2**20:,.1f} MiB" if "memory" in t["target"] else f"{value:,.2f}"
+        lines.append(f"  [{'met' if t['met'] else 'NOT met'}] {t['target']}: {shown}")
+    return "\n".join(lines)
+
+
+def save_json(report: dict[str, Any], path: str) -> None:
+    """Write the report as JSON."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
