@@ -193,6 +193,13 @@ class ObservationEncoder:
     def expand(self, tokens: np.ndarray) -> np.ndarray:
         """Float32 observation(s) from token vector(s): ``[..., num_tokens] -> [..., size]``."""
         tokens = np.asarray(tokens)
+        if tokens.ndim == 1:  # one observation: the same result without the batch machinery
+            if tokens.shape[0] != self.num_tokens:
+                raise ValueError(f"expected {self.num_tokens} tokens, got {tokens.shape[0]}")
+            out1 = np.zeros(self.size, dtype=np.float32)
+            out1[self._cat_off + tokens[self._cat_tok]] = 1.0
+            out1[self._sc_out] = tokens[self._sc_tok] * self._sc_scale
+            return out1
         lead = tokens.shape[:-1]
         flat = tokens.reshape(-1, self.num_tokens)
         out = np.zeros((flat.shape[0], self.size), dtype=np.float32)

@@ -121,6 +121,15 @@ _BEFORE_RESET = frozenset(
 )
 
 
+def _kernels_compiled() -> bool:
+    """Whether the vector engine's kernels are compiled (numba installed and not disabled)."""
+    try:
+        from gnome_env import _vector_kernels
+    except ImportError:  # pragma: no cover - the module itself imports only numpy
+        return False
+    return _vector_kernels.COMPILED
+
+
 def make_config(num_players: int = 4, **rules: Any) -> RulesConfig:
     """Build a validated :class:`RulesConfig` from env keyword arguments."""
     return RulesConfig.from_dict({"num_players": num_players, **rules})
@@ -187,6 +196,11 @@ class raw_env(AECEnv):
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
         self._seeder: np.random.Generator | None = None
         self.game: Game | None = None
+        # With numba, a kernel-side copy of the game gives the acting seat's observation and
+        # mask cheaply (see gnome_env.vector.GameMirror); the Game stays the reference.
+        self._use_mirror = _kernels_compiled()
+        self._mirror = None
+        self._mirrored: tuple[Game, int] | None = None  # (game, its decisions) the mirror has
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space (the same for every agent)."""
@@ -204,6 +218,15 @@ class raw_env(AECEnv):
         elif self._seeder is None:
             self._seeder = np.random.default_rng()
         self.game = Game(self.config, int(self._seeder.integers(2**63 - 1)))
+        if self._use_mirror:
+            if self._mirror is None:
+                from gnome_env.vector import GameMirror
+
+                self._mirror = GameMirror(self.config)
+            self._mirror.reset(self.game.seed)
+        else:
+            self._mirror = None
+        self._mirrored = (self.game, 0)
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -216,9 +239,17 @@ class raw_env(AECEnv):
         """The agent's observation and action mask (all zeros unless it is to act)."""
         game = self.game
         seat = self._seat[agent]
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if seat == game.current_seat and agent == self.agent_selection:
+            mirror = self._mirror
+            if mirror is not None and self._mirror_follows(len(game.actions)):
+                return {
+                    "observation": self.encoder.expand(mirror.tokens),
+                    "action_mask": mirror.mask.astype(np.int8),
+                }
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
             mask[game.legal_actions()] = 1
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -234,7 +265,26 @@ class raw_env(AECEnv):
         game = self.game
         rounds_before = len(game.round_results)
         game.apply(action)  # raises ValueError for an illegal action, state unchanged
+        self._advance_mirror(action)
         self._after_apply(agent, rounds_before)
+
+    def _mirror_follows(self, decisions: int) -> bool:
+        """Whether the mirror holds ``self.game`` after its first ``decisions`` decisions."""
+        mirrored = self._mirrored
+        return mirrored is not None and mirrored[0] is self.game and mirrored[1] == decisions
+
+    def _advance_mirror(self, action: int) -> None:
+        """Play ``action`` on the mirror too, if it follows this very game (a test or a user
+        may replace or move ``self.game``; then observations come from the game alone)."""
+        mirror, game = self._mirror, self.game
+        if mirror is None or not self._mirror_follows(len(game.actions) - 1):
+            self._mirrored = None
+            return
+        if game.is_over:  # the kernel would start another game; nothing is left to mirror
+            self._mirrored = None
+            return
+        mirror.advance(action)
+        self._mirrored = (game, len(game.actions))
 
     def _after_apply(self, agent: str, rounds_before: int) -> None:
         game = self.game
@@ -327,14 +377,21 @@ class CheckedEnv(raw_env):
             return
         agent = self.agent_selection
         done = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and done) and not self.action_spaces[agent].contains(action):
+        if not (
+            (type(action) is int and 0 <= action < A.NUM_ACTIONS)  # the common case, fast
+            or (action is None and done)
+            or self.action_spaces[agent].contains(action)
+        ):
             raise AssertionError("action is not in action space")
         if done:
             # the wrappers route a dead agent's step to raw_env (which checks it is None)
             self._was_dead_step(action)
             return
         game = self.game
-        if int(action) not in game.legal_actions():
+        rounds_before = len(game.round_results)
+        try:
+            game.apply(action)  # an illegal action raises and leaves the game unchanged
+        except ValueError:
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0.0
             self.terminations = dict.fromkeys(self.agents, True)
@@ -345,8 +402,7 @@ class CheckedEnv(raw_env):
             self._deads_step_first()
             self._illegal_terminated = True
             return
-        rounds_before = len(game.round_results)
-        game.apply(action)
+        self._advance_mirror(action)
         self._after_apply(agent, rounds_before)
 
     def __str__(self) -> str:

@@ -477,3 +477,57 @@ class VectorGame:
         """The latest decision's float32 observations, ``[B, size]``."""
         self._require_reset()
         return self.expand(self._tokens)
+
+
+class GameMirror:
+    """One game on the compiled kernels, kept in step with a scalar :class:`Game` by its owner.
+
+    The AEC env (:mod:`gnome_env.gnoming_a_round_v0`) plays every action on its ``Game``
+    (the reference: rules checks, results, rendering) and on a mirror, whose kernel state
+    yields the acting seat's tokens and legal mask far faster than encoding the ``Game`` in
+    Python. :meth:`reset` must get the ``Game``'s seed and :meth:`advance` the same legal
+    actions; nothing is checked here. Once the game is over the mirror holds nothing useful
+    (the kernel has moved on to a next game); the owner reads the ``Game`` then.
+
+    Only worth using when the kernels are compiled (:data:`gnome_env._vector_kernels.COMPILED`).
+    """
+
+    def __init__(self, config: RulesConfig) -> None:
+        self._vec = vec = VectorGame(config, 1)
+        self._act = np.zeros(1, dtype=np.int64)
+        self._tokens = np.zeros((1, vec.num_tokens), dtype=np.int16)
+        self._seats = np.zeros(1, dtype=np.int8)
+        self._rewards = np.zeros((1, MAX_PLAYERS), dtype=np.float32)
+        self._results = np.zeros((1, K.NUM_RESULTS), dtype=np.int32)
+        #: the acting seat's tokens ``[T]`` int16 and legal mask ``[33]`` bool (live views)
+        self.tokens = self._tokens[0]
+        self.mask = vec._legal[0]
+
+    def reset(self, seed: int) -> None:
+        """Start ``Game(config, seed)``."""
+        decision = self._vec.reset(seeds=[seed])
+        self._tokens[:] = decision.tokens
+
+    def advance(self, action: int) -> None:
+        """Apply a legal ``action`` (unchecked)."""
+        vec = self._vec
+        self._act[0] = action
+        self._rewards[:] = 0.0
+        self._results[:] = 0
+        count = K.step_batch(
+            vec._st,
+            vec._stk,
+            self._act,
+            vec._prm,
+            vec._kcode,
+            vec._kcount,
+            vec._legal,
+            self._tokens,
+            self._seats,
+            self._rewards,
+            self._results,
+            vec._paused,
+        )
+        if count:
+            vec._supply_shuffles(count)
+            vec._resume(count, self._tokens, self._seats)

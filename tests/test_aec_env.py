@@ -398,3 +398,71 @@ def test_unseeded_resets_after_a_seeded_one_are_reproducible():
     c.reset(seed=124)
     c.reset()
     assert c.game.digest() != a.game.digest()
+
+
+# ---------------------------------------------------------------------- the compiled fast path
+FAST_VARIANTS = [
+    {},
+    {"bounce_face_up": True, "discard_taken_card": True, "rotate_start": False},
+    {"max_turns_per_round": 12, "rounds": 2},
+    {"deck": {"1": 6, "2": 6, "3": 6, "4": 6, "5": 40, "-1": 3, "M": 3, "H": 3}, "rounds": 1},
+]
+
+
+def full_snapshot(env):
+    """last() plus every agent's observation: what a user of the env can see."""
+    head = snapshot(env)
+    if not env.agents:
+        return head
+    every = tuple(
+        (env.observe(a)["observation"].tobytes(), env.observe(a)["action_mask"].tobytes())
+        for a in env.possible_agents
+    )
+    return head, every
+
+
+@pytest.mark.parametrize("num_players", [3, 5, 7])
+@pytest.mark.parametrize("variant", range(len(FAST_VARIANTS)))
+def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players, variant):
+    """With numba, raw_env reads the acting seat's observation and mask from a kernel copy
+    of the game (gnome_env.vector.GameMirror); it must equal the encoder's, step by step."""
+    pytest.importorskip("numba")
+    rules = dict(FAST_VARIANTS[variant])
+    fast = gnoming_a_round_v0.raw_env(num_players=num_players, **rules)
+    slow = gnoming_a_round_v0.raw_env(num_players=num_players, **rules)
+    slow._use_mirror = False
+    for seed in (variant, 100 + variant):
+        fast.reset(seed=seed)
+        slow.reset(seed=seed)
+        assert fast._mirror is not None and slow._mirror is None
+        rng = random.Random(seed)
+        steps = 0
+        for agent in fast.agent_iter():
+            assert agent == slow.agent_selection
+            assert full_snapshot(fast) == full_snapshot(slow)
+            action = random_action(fast, rng)
+            fast.step(action)
+            slow.step(action)
+            steps += 1
+        assert full_snapshot(fast) == full_snapshot(slow)
+        assert fast.game.digest() == slow.game.digest()
+        assert steps > 30
+
+
+def test_kernel_mirror_steps_aside_when_the_game_is_replaced():
+    """A test or user may put another Game into env.game: observations then follow it."""
+    pytest.importorskip("numba")
+    from gnome_env.engine import Game
+
+    env = gnoming_a_round_v0.raw_env(num_players=4)
+    env.reset(seed=3)
+    for _ in range(10):
+        env.step(random_action(env, random.Random(1)))
+    env.game = Game(env.config, 777)
+    env.agent_selection = env.possible_agents[env.game.current_seat]
+    for _ in range(30):
+        seat = env.game.current_seat
+        obs = env.observe(env.agent_selection)
+        assert np.array_equal(obs["observation"], env.encoder.encode(env.game, seat))
+        assert np.array_equal(obs["action_mask"].astype(bool), env.game.legal_mask())
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
