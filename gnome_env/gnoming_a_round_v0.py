@@ -200,7 +200,9 @@ class raw_env(AECEnv):
         # mask cheaply (see gnome_env.vector.GameMirror); the Game stays the reference.
         self._use_mirror = _kernels_compiled()
         self._mirror = None
-        self._mirrored: tuple[Game, int] | None = None  # (game, its decisions) the mirror has
+        # The mirror holds this Game (None: no game) after this many of its decisions.
+        self._mirrored: Game | None = None
+        self._mirrored_len = 0
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space (the same for every agent)."""
@@ -226,7 +228,8 @@ class raw_env(AECEnv):
             self._mirror.reset(self.game.seed)
         else:
             self._mirror = None
-        self._mirrored = (self.game, 0)
+        self._mirrored = self.game if self._mirror is not None else None
+        self._mirrored_len = 0
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -241,7 +244,7 @@ class raw_env(AECEnv):
         seat = self._seat[agent]
         if seat == game.current_seat and agent == self.agent_selection:
             mirror = self._mirror
-            if mirror is not None and self._mirror_follows(len(game.actions)):
+            if self._mirrored is game and self._mirrored_len == len(game.actions):
                 return {
                     "observation": self.encoder.expand(mirror.tokens),
                     "action_mask": mirror.mask.astype(np.int8),
@@ -268,23 +271,17 @@ class raw_env(AECEnv):
         self._advance_mirror(action)
         self._after_apply(agent, rounds_before)
 
-    def _mirror_follows(self, decisions: int) -> bool:
-        """Whether the mirror holds ``self.game`` after its first ``decisions`` decisions."""
-        mirrored = self._mirrored
-        return mirrored is not None and mirrored[0] is self.game and mirrored[1] == decisions
-
     def _advance_mirror(self, action: int) -> None:
         """Play ``action`` on the mirror too, if it follows this very game (a test or a user
         may replace or move ``self.game``; then observations come from the game alone)."""
-        mirror, game = self._mirror, self.game
-        if mirror is None or not self._mirror_follows(len(game.actions) - 1):
+        game = self.game
+        decisions = len(game.actions)
+        if self._mirrored is not game or self._mirrored_len != decisions - 1 or game.is_over:
+            # not this game's mirror, or the game is over (the kernel would start another)
             self._mirrored = None
             return
-        if game.is_over:  # the kernel would start another game; nothing is left to mirror
-            self._mirrored = None
-            return
-        mirror.advance(action)
-        self._mirrored = (game, len(game.actions))
+        self._mirror.advance(action)
+        self._mirrored_len = decisions
 
     def _after_apply(self, agent: str, rounds_before: int) -> None:
         game = self.game
@@ -292,6 +289,8 @@ class raw_env(AECEnv):
         self.infos[agent] = {}
         rewards = rewards_after_action(self.reward_mode, game, rounds_before)
         if rewards is None:
+            # No round ended: every reward is 0.0, and adding 0.0 changes no sum (they start
+            # at +0.0), so _accumulate_rewards is skipped.
             self.rewards = dict.fromkeys(self.agents, 0.0)
         else:
             self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
@@ -302,7 +301,7 @@ class raw_env(AECEnv):
                 truncated = ended_by_cap(game)
                 self.terminations = dict.fromkeys(self.agents, not truncated)
                 self.truncations = dict.fromkeys(self.agents, truncated)
-        self._accumulate_rewards()
+            self._accumulate_rewards()
         if game.is_over:
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.num_players]
         else:

@@ -122,6 +122,7 @@ def wrapped_floor(num_players: int, obs_size: int, num_actions: int) -> AECEnv:
 def aec_steps_per_s(make_env: Callable[[], AECEnv], seconds: float, seed: int) -> float:
     """Steps/s of the standard AEC loop with uniformly random legal actions from the mask."""
     env = make_env()
+    env.reset(seed=seed)  # one-time costs (numba loading its compiled kernels) off the clock
     rng = np.random.default_rng(seed)
     steps = 0
     episode = 0
