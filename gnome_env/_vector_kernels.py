@@ -29,6 +29,12 @@ reshuffle, R8), the kernel stops that game with a *need* code and the Python sid
 such pause happens per game and step: a reshuffle is followed by the PLACE decision, and a
 new round (or a new game after auto-reset) by its first opening flip.
 
+The last section runs *one* game for the AEC env (:class:`gnome_env.vector.GameMirror`):
+:func:`mirror_step` applies an action and writes the next decision, float observation
+included, in one call. A game that ends there is not resumed (no NEED_NEW_GAME supply): its
+final state -- every card revealed and counted as seen, phase PH_OVER, C_SEAT -1 -- stays,
+and :func:`observe_seat` encodes it for any seat exactly as the encoder encodes the Game.
+
 For speed, the hot paths avoid two Python constructs numba compiles poorly: ``%`` (Python
 modulo semantics; see :func:`relative`) and ``and``/``or`` used as values (they are fine
 in ``if`` conditions).
@@ -71,6 +77,23 @@ def maybe_njit(fn):
         return numba.njit(cache=True, _nrt=False)(fn)
     except (TypeError, KeyError, ValueError):  # a numba without the option: keep the runtime
         return numba.njit(cache=True)(fn)
+
+
+def entry_point(fn, *args):
+    """``fn`` compiled for the types of ``args``, to call without numba's type dispatch.
+
+    The dispatcher types every argument at every call (about 0.05 us each), a large share
+    of the AEC env's single-game step (:class:`gnome_env.vector.GameMirror`), whose kernels
+    always get the same arrays and an int. The entry point skips that -- and does not check
+    the types, so it must only ever get arguments typed exactly like ``args``. Without numba
+    (or where the entry point cannot be had) this is ``fn`` itself.
+    """
+    if numba is None:
+        return fn
+    try:
+        return fn.compile(tuple(numba.typeof(a) for a in args))
+    except AttributeError:  # pragma: no cover - a numba without this API: dispatch as usual
+        return fn
 
 
 # ---------------------------------------------------------------------- shared constants
@@ -497,7 +520,13 @@ def end_round(g, ended_by, prm, kcode, rew, res):
     n = g[C_N]
     for s in range(n):  # R16: every face-down card is turned up
         for q in range(9):
-            g[C_SHOWN + 9 * s + q] = FIRST_KIND + g[C_LAY + 9 * s + q]
+            i = 9 * s + q
+            if g[C_SHOWN + i] == FACE_DOWN:
+                # Seen now. Only the game's final state shows it (a next round resets the
+                # counts), where the observation must count the revealed cards as the
+                # encoder does.
+                g[C_SEEN + g[C_LAY + i]] += 1
+            g[C_SHOWN + i] = FIRST_KIND + g[C_LAY + i]
         g[C_DOWN + s] = 0
     res[R_ROUND_ENDED] = 1
     res[R_ROUND] = g[C_ROUND]
@@ -758,10 +787,16 @@ def apply_action(g, cards, action, prm, kcode, rew, res):
 @maybe_njit
 def write_tokens(g, cards, prm, kcode, kcount, out):
     """ObservationEncoder.tokens(game, current seat) into ``out`` (reveal=False)."""
+    write_seat_tokens(g, cards, prm, kcode, kcount, g[C_SEAT], out)
+
+
+@maybe_njit
+def write_seat_tokens(g, cards, prm, kcode, kcount, seat, out):
+    """ObservationEncoder.tokens(game, seat) into ``out`` (reveal=False), for any seat of
+    the game -- also once it is over (phase PH_OVER, every card revealed, C_SEAT -1)."""
     for t in range(out.shape[0]):
         out[t] = 0
     n = g[C_N]
-    seat = g[C_SEAT]
     s = seat
     for rel in range(n):  # seats from the observer on, in turn order; absent seats 0
         for q in range(9):
@@ -830,18 +865,97 @@ def step_batch(st, stk, actions, prm, kcode, kcount, legal, tokens, seats, rew, 
 
 
 @maybe_njit
+def resume_game(g, cards, prm):
+    """Carry on a game paused with ``g[C_NEED]`` once its shuffle is in ``cards[0]``."""
+    need = g[C_NEED]
+    g[C_NEED] = 0
+    if need == NEED_RESHUFFLE:  # R8 done: now draw (R7)
+        finish_draw(g, cards)
+    elif need == NEED_DEAL:  # R3 for the next round
+        start_round(g, cards, prm)
+    else:  # a new game (auto-reset, or GameMirror.reset)
+        new_game(g, cards, prm)
+
+
+@maybe_njit
 def resume_batch(st, stk, paused, count, prm, kcode, kcount, legal, tokens, seats):
     """Carry on the paused games once Python has written their shuffles into ``stk[b, 0]``."""
     for i in range(count):
         b = paused[i]
         g = st[b]
-        need = g[C_NEED]
-        g[C_NEED] = 0
-        if need == NEED_RESHUFFLE:  # R8 done: now draw (R7)
-            finish_draw(g, stk[b])
-        elif need == NEED_DEAL:  # R3 for the next round
-            start_round(g, stk[b], prm)
-        else:  # auto-reset
-            new_game(g, stk[b], prm)
+        resume_game(g, stk[b], prm)
         emit(g, stk[b], prm, kcode, kcount, legal[b], tokens[b])
         seats[b] = g[C_SEAT]
+
+
+# ====================================================================== one game, for the AEC env
+# GameMirror (gnome_env.vector) runs one game for the AEC env on these kernels: each call
+# applies one action *and* writes the next decision -- legal mask, tokens and the float32
+# observation the env hands out -- so that a step costs one compiled call.
+#
+# ``tok_off`` / ``tok_scale`` (ObservationEncoder.expansion_table) describe the float
+# expansion token by token: scale 0 marks a one-hot token (1.0 at ``tok_off + token``),
+# otherwise the entry at ``tok_off`` is ``token * scale`` in float32, as the encoder computes.
+
+STEP_ILLEGAL = -100  # mirror_step: the action is not legal now; nothing changed
+
+
+@maybe_njit
+def expand_tokens(tokens, tok_off, tok_scale, out):
+    """ObservationEncoder.expand of one token vector into ``out`` (float32)."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for t in range(tokens.shape[0]):
+        scale = tok_scale[t]
+        if scale == 0.0:
+            out[tok_off[t] + tokens[t]] = 1.0
+        else:
+            out[tok_off[t]] = np.float32(tokens[t]) * scale
+
+
+@maybe_njit
+def emit_observation(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs):
+    """The next decision of a game: legal mask, the acting seat's tokens and observation."""
+    write_legal(g, cards, prm, kcode, legal)
+    write_tokens(g, cards, prm, kcode, kcount, tokens)
+    expand_tokens(tokens, tok_off, tok_scale, obs)
+
+
+@maybe_njit
+def mirror_step(
+    g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs, rew, res, action
+):
+    """Apply ``action`` (0 <= action < NUM_ACTIONS) to one game if ``legal[action]``.
+
+    Returns the next acting seat (its decision written by :func:`emit_observation`); or
+    ``-need`` when the game paused (``g[C_NEED]``; a round that ended has its results in
+    ``rew`` / ``res``, zero otherwise); or STEP_ILLEGAL, changing nothing.
+    """
+    if not legal[action]:
+        return STEP_ILLEGAL
+    for s in range(rew.shape[0]):
+        rew[s] = 0.0
+    for i in range(res.shape[0]):
+        res[i] = 0
+    need = apply_action(g, cards, action, prm, kcode, rew, res)
+    if need != 0:
+        g[C_NEED] = need
+        return -need
+    emit_observation(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs)
+    return g[C_SEAT]
+
+
+@maybe_njit
+def mirror_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs):
+    """:func:`resume_game`, then the next decision as in :func:`mirror_step`; returns the
+    acting seat."""
+    resume_game(g, cards, prm)
+    emit_observation(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs)
+    return g[C_SEAT]
+
+
+@maybe_njit
+def observe_seat(g, cards, prm, kcode, kcount, seat, tokens, tok_off, tok_scale, obs):
+    """Tokens and float32 observation of the game seen from ``seat`` (any seat, any time)."""
+    write_seat_tokens(g, cards, prm, kcode, kcount, seat, tokens)
+    expand_tokens(tokens, tok_off, tok_scale, obs)

@@ -208,6 +208,19 @@ class ObservationEncoder:
         out[:, self._sc_out] = flat[:, self._sc_tok] * self._sc_scale
         return out.reshape((*lead, self.size))
 
+    def expansion_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`expand` token by token, for compiled code: ``(offset, scale)``, int32 and
+        float32 ``[num_tokens]``. A scale of 0 marks a one-hot token (1.0 at ``offset +
+        token``); otherwise the entry at ``offset`` is ``token * scale`` in float32."""
+        offset = np.zeros(self.num_tokens, dtype=np.int32)
+        scale = np.zeros(self.num_tokens, dtype=np.float32)
+        offset[self._cat_tok] = self._cat_off
+        offset[self._sc_tok] = self._sc_out
+        scale[self._sc_tok] = self._sc_scale
+        if not (scale[self._sc_tok] != 0).all():  # pragma: no cover - every scale is 1/x
+            raise RuntimeError("a scaled observation field has scale 0")
+        return offset, scale
+
     def decode(self, observation: np.ndarray) -> np.ndarray:
         """The token vector(s) an observation was expanded from (inverse of :meth:`expand`)."""
         obs = np.asarray(observation, dtype=np.float32)

@@ -113,12 +113,27 @@ from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
+# GameMirror.step's codes (gnome_env.vector, which imports the kernels, is loaded lazily).
+MIRROR_ROUND_ENDED, MIRROR_GAME_OVER, MIRROR_ILLEGAL = -1, -2, -3
+
 ENV_NAME = "gnoming_a_round_v0"
 RENDER_MODES = ("human", "ansi")
 ILLEGAL_ACTION_REWARD = -1.0
-_BEFORE_RESET = frozenset(
-    {"rewards", "terminations", "truncations", "infos", "agent_selection", "agents"}
-)
+
+
+class _BeforeReset:
+    """Stands for an env attribute until reset() sets it (in the instance, which then takes
+    precedence): reading it before raises AttributeError, as PettingZoo's
+    OrderEnforcingWrapper does. A ``__getattr__`` could do the same, but its mere presence
+    makes every attribute access of the env slower."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, env: object, owner: type | None = None) -> Any:
+        if env is None:
+            return self
+        raise AttributeError(f"{self.name} cannot be accessed before reset")
 
 
 def _kernels_compiled() -> bool:
@@ -195,14 +210,28 @@ class raw_env(AECEnv):
         s_low, s_high = self.state_encoder.bounds()
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
         self._seeder: np.random.Generator | None = None
-        self.game: Game | None = None
-        # With numba, a kernel-side copy of the game gives the acting seat's observation and
-        # mask cheaply (see gnome_env.vector.GameMirror); the Game stays the reference.
+        # How the game is held. Without the kernels (no numba, GNOME_NO_NUMBA=1, or
+        # _use_mirror set False before reset) the Game in ``_game`` is the whole state and
+        # every step applies to it. With them, a GameMirror (gnome_env.vector) plays the
+        # game: while ``_live``, the mirror is the state -- its step validates the action
+        # and yields the next decision, rewards and round results -- and the Game is synced
+        # lazily: ``_game`` (created from ``_game_seed`` on first need) plus the actions in
+        # ``_pending`` is the mirror's game. render(), state(), error messages and the
+        # ``game`` property sync it first. Once the ``game`` property has handed the Game
+        # out (``_game_shown``), every step also applies to it at once, so that a reference
+        # to it stays current. Assigning ``env.game`` installs that Game and takes the
+        # mirror out of play until the next reset.
         self._use_mirror = _kernels_compiled()
         self._mirror = None
-        # The mirror holds this Game (None: no game) after this many of its decisions.
-        self._mirrored: Game | None = None
-        self._mirrored_len = 0
+        self._live = False
+        self._game: Game | None = None
+        self._game_seed = 0
+        self._pending: list[int] = []
+        self._game_shown = False
+        self._shown_decisions = 0  # len(game.actions) of the Game handed out
+        # The agent whose observation and mask are in the mirror's buffers: the acting seat
+        # while live and the game is not over, else None.
+        self._obs_agent: str | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space (the same for every agent)."""
@@ -212,6 +241,44 @@ class raw_env(AECEnv):
         """The action space (the same for every agent)."""
         return self.action_spaces[agent]
 
+    # ------------------------------------------------------------------ the Game
+    @property
+    def game(self) -> Game | None:
+        """The scalar :class:`Game` of this episode (the reference engine), up to date."""
+        game = self._synced_game()
+        if self._live and not self._game_shown:
+            self._game_shown = True  # from now on, keep it current at every step
+            self._shown_decisions = len(game.actions)
+        return game
+
+    @game.setter
+    def game(self, game: Game | None) -> None:
+        self._game = game
+        self._pending = []
+        self._stop_mirror()
+
+    def _stop_mirror(self) -> None:
+        """Play on with the Game alone (until the next reset)."""
+        self._live = False
+        self._obs_agent = None
+
+    def _check_shown_game(self) -> None:
+        """If the Game handed out has been played on directly, follow it alone from now on
+        (as one assigned to ``env.game``)."""
+        if self._game_shown and len(self._game.actions) != self._shown_decisions:
+            self._stop_mirror()
+
+    def _synced_game(self) -> Game | None:
+        """The Game, with the actions the mirror played since the last sync applied."""
+        game = self._game
+        if game is None and self._live:
+            game = self._game = Game(self.config, self._game_seed)
+        if self._pending:
+            for action in self._pending:
+                game.apply(action)
+            self._pending = []
+        return game
+
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. A seed fixes this game and every later unseeded reset."""
@@ -219,45 +286,58 @@ class raw_env(AECEnv):
             self._seeder = np.random.default_rng(seed)
         elif self._seeder is None:
             self._seeder = np.random.default_rng()
-        self.game = Game(self.config, int(self._seeder.integers(2**63 - 1)))
+        game_seed = int(self._seeder.integers(2**63 - 1))
+        self._pending = []
+        self._game_shown = False
         if self._use_mirror:
-            if self._mirror is None:
-                from gnome_env.vector import GameMirror
+            mirror = self._mirror  # (re)built for this env's config and reward mode
+            stale = mirror is None or mirror.config is not self.config
+            if stale or mirror.reward_mode != self.reward_mode:
+                from gnome_env import vector
 
-                self._mirror = GameMirror(self.config)
-            self._mirror.reset(self.game.seed)
+                assert (MIRROR_ROUND_ENDED, MIRROR_GAME_OVER, MIRROR_ILLEGAL) == (
+                    vector.MIRROR_ROUND_ENDED,
+                    vector.MIRROR_GAME_OVER,
+                    vector.MIRROR_ILLEGAL,
+                )
+                self._mirror = vector.GameMirror(self.config, self.reward_mode)
+            seat = self._mirror.reset(game_seed)
+            self._game = None  # Game(config, game_seed), made when needed
+            self._game_seed = game_seed
+            self._live = True
+            self._obs_agent = self.possible_agents[seat]
         else:
             self._mirror = None
-        self._mirrored = self.game if self._mirror is not None else None
-        self._mirrored_len = 0
+            self._game = Game(self.config, game_seed)
+            self._stop_mirror()
+            seat = self._game.current_seat
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_seat]
+        self.agent_selection = self.possible_agents[seat]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (all zeros unless it is to act)."""
-        game = self.game
+        if self._game_shown:
+            self._check_shown_game()
+        if agent == self._obs_agent and agent == self.agent_selection:
+            mirror = self._mirror  # the acting agent: its decision is in the buffers
+            return {"observation": mirror.obs.copy(), "action_mask": mirror.mask.copy()}
         seat = self._seat[agent]
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        if self._live:  # another agent, or the game is over
+            return {"observation": self._mirror.observe(seat), "action_mask": mask}
+        game = self._game
         if seat == game.current_seat and agent == self.agent_selection:
-            mirror = self._mirror
-            if self._mirrored is game and self._mirrored_len == len(game.actions):
-                return {
-                    "observation": self.encoder.expand(mirror.tokens),
-                    "action_mask": mirror.mask.astype(np.int8),
-                }
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
             mask[game.legal_actions()] = 1
-        else:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """Full-information state (every card revealed), from seat 0, for central critics."""
-        return self.state_encoder.encode(self.game, 0)
+        return self.state_encoder.encode(self._synced_game(), 0)
 
     def step(self, action: Any) -> None:
         """Apply the acting agent's action (``None`` for an agent that is done)."""
@@ -265,26 +345,82 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        if self._live:
+            if type(action) is not int:
+                action = A.coerce_action(action)  # as Game.apply: ValueError if malformed
+            if self._game_shown:
+                code = self._play_on_shown_game(action)
+            elif 0 <= action < A.NUM_ACTIONS:
+                code = self._mirror.step(action)
+                if code != MIRROR_ILLEGAL:
+                    self._pending.append(action)  # the Game catches up when needed
+            else:
+                code = MIRROR_ILLEGAL
+            if code >= 0:  # the common case: no round ended, so every reward is 0.0
+                self._cumulative_rewards[agent] = 0.0
+                self.infos[agent] = {}
+                self.rewards = dict.fromkeys(self.agents, 0.0)  # see _after_apply
+                self.agent_selection = self._obs_agent = self.possible_agents[code]
+                if self.render_mode == "human":
+                    self.render()
+                return
+            if code != MIRROR_ILLEGAL:
+                self._after_round_end(agent, code)
+                return
+            if self._live:
+                self._refuse(action)
+        # The Game alone (the mirror is not in play): an illegal action raises ValueError
+        # and changes nothing.
+        game = self._game
         rounds_before = len(game.round_results)
-        game.apply(action)  # raises ValueError for an illegal action, state unchanged
-        self._advance_mirror(action)
+        game.apply(action)
         self._after_apply(agent, rounds_before)
 
-    def _advance_mirror(self, action: int) -> None:
-        """Play ``action`` on the mirror too, if it follows this very game (a test or a user
-        may replace or move ``self.game``; then observations come from the game alone)."""
-        game = self.game
-        decisions = len(game.actions)
-        if self._mirrored is not game or self._mirrored_len != decisions - 1 or game.is_over:
-            # not this game's mirror, or the game is over (the kernel would start another)
-            self._mirrored = None
-            return
-        self._mirror.advance(action)
-        self._mirrored_len = decisions
+    def _refuse(self, action: int) -> None:
+        """Raise Game.apply's ValueError for an action the mirror refused (nothing changes)."""
+        self._synced_game().apply(action)
+        raise RuntimeError(f"the kernel mirror refused the legal action {action}")  # a bug
+
+    def _play_on_shown_game(self, action: int) -> int:
+        """The mirror step of step() once the Game has been handed out: the Game is kept
+        current. MIRROR_ILLEGAL, changing nothing, if the action is not legal -- or if the
+        Game has been played on directly (the mirror stops, step() goes on with the Game)."""
+        self._check_shown_game()
+        if not (self._live and 0 <= action < A.NUM_ACTIONS):
+            return MIRROR_ILLEGAL
+        code = self._mirror.step(action)
+        if code != MIRROR_ILLEGAL:
+            self._game.apply(action)
+            self._shown_decisions += 1
+        return code
+
+    def _after_round_end(self, agent: str, code: int) -> None:
+        """_after_apply for a mirror step that ended a round (or the game): rewards, infos
+        and terminations from the mirror's results, exactly as rewards.py makes them."""
+        mirror = self._mirror
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        rewards = mirror.rewards.tolist()
+        self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
+        info = mirror.round_info(self.possible_agents)
+        for a in self.agents:
+            self.infos[a] = dict(info)
+        if code == MIRROR_GAME_OVER:
+            truncated = mirror.truncated
+            self.terminations = dict.fromkeys(self.agents, not truncated)
+            self.truncations = dict.fromkeys(self.agents, truncated)
+        self._accumulate_rewards()
+        if code == MIRROR_GAME_OVER:
+            seat = (self._seat[agent] + 1) % len(self.possible_agents)
+            self.agent_selection = self.possible_agents[seat]
+            self._obs_agent = None
+        else:
+            self.agent_selection = self._obs_agent = self.possible_agents[mirror.seat]
+        if self.render_mode == "human":
+            self.render()
 
     def _after_apply(self, agent: str, rounds_before: int) -> None:
-        game = self.game
+        game = self._game
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         rewards = rewards_after_action(self.reward_mode, game, rounds_before)
@@ -311,7 +447,7 @@ class raw_env(AECEnv):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: print it."""
-        return render_game(self.game, self.render_mode)
+        return render_game(self._synced_game(), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -320,15 +456,18 @@ class raw_env(AECEnv):
 class CheckedEnv(raw_env):
     """``env()``: raw_env plus the standard wrappers' checks, implemented natively."""
 
+    # Refused before reset (reset() sets them on the instance).
+    agents = _BeforeReset()
+    agent_selection = _BeforeReset()
+    rewards = _BeforeReset()
+    terminations = _BeforeReset()
+    truncations = _BeforeReset()
+    infos = _BeforeReset()
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._has_reset = False
         self._illegal_terminated = False
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _BEFORE_RESET or name == "num_agents":
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def num_agents(self) -> int:
@@ -347,7 +486,7 @@ class CheckedEnv(raw_env):
         """As raw_env, refused before reset."""
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return super().observe(agent)
+        return raw_env.observe(self, agent)  # (no super(): this is the hot path)
 
     def state(self) -> np.ndarray:
         """As raw_env, refused before reset."""
@@ -386,10 +525,8 @@ class CheckedEnv(raw_env):
             # the wrappers route a dead agent's step to raw_env (which checks it is None)
             self._was_dead_step(action)
             return
-        game = self.game
-        rounds_before = len(game.round_results)
         try:
-            game.apply(action)  # an illegal action raises and leaves the game unchanged
+            raw_env.step(self, action)  # an illegal action raises ValueError, changing nothing
         except ValueError:
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0.0
@@ -400,9 +537,11 @@ class CheckedEnv(raw_env):
             self._accumulate_rewards()
             self._deads_step_first()
             self._illegal_terminated = True
-            return
-        self._advance_mirror(action)
-        self._after_apply(agent, rounds_before)
+
+    def _refuse(self, action: int) -> None:
+        """An illegal action: step() ends the game, without Game.apply's message (so without
+        syncing the Game to write it)."""
+        raise ValueError(f"illegal action {action}")
 
     def __str__(self) -> str:
         return ENV_NAME

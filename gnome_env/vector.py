@@ -326,23 +326,23 @@ class VectorGame:
         """Give every paused game the shuffle it waits for (R3 deal, R8 reshuffle)."""
         st, stk = self._st, self._stk
         for slot in self._paused[:count].tolist():
-            need = st[slot, K.C_NEED]
-            if need == K.NEED_RESHUFFLE:
-                m = int(st[slot, K.C_LEN])
-                order = reshuffle_order(
-                    self._seed_list[slot],
-                    int(st[slot, K.C_ROUND]),
-                    int(st[slot, K.C_RESHUFFLES]),
-                    m,
-                )
-                row = stk[slot, 0, :m]
-                row[:] = row[order]
-            elif need == K.NEED_DEAL:
-                order = deal_order(self._seed_list[slot], int(st[slot, K.C_ROUND]), self._deck_size)
-                stk[slot, 0, :] = self._canon[order]
-            else:  # auto-reset: the slot's next game
+            if st[slot, K.C_NEED] == K.NEED_NEW_GAME:  # auto-reset: the slot's next game
                 self._episodes[slot] += 1
                 self._start_game(slot, None)
+            else:
+                self._write_shuffle(st[slot], stk[slot], self._seed_list[slot])
+
+    def _write_shuffle(self, g: np.ndarray, cards: np.ndarray, game_seed: int) -> None:
+        """The shuffle a game paused for a deal (R3) or a reshuffle (R8) waits for, into
+        ``cards[0]`` (``g``, ``cards``: the game's rows of the state and the stacks)."""
+        if g[K.C_NEED] == K.NEED_RESHUFFLE:
+            m = int(g[K.C_LEN])
+            order = reshuffle_order(game_seed, int(g[K.C_ROUND]), int(g[K.C_RESHUFFLES]), m)
+            row = cards[0, :m]
+            row[:] = row[order]
+        else:  # NEED_DEAL
+            order = deal_order(game_seed, int(g[K.C_ROUND]), self._deck_size)
+            cards[0, :] = self._canon[order]
 
     def _resume(self, count: int, tokens: np.ndarray, seats: np.ndarray) -> None:
         K.resume_batch(
@@ -479,55 +479,142 @@ class VectorGame:
         return self.expand(self._tokens)
 
 
-class GameMirror:
-    """One game on the compiled kernels, kept in step with a scalar :class:`Game` by its owner.
+#: GameMirror.step's codes besides a seat (>= 0, the next decision, no round ended)
+MIRROR_ROUND_ENDED = -1  # a round ended; the next round's first decision is at ``seat``
+MIRROR_GAME_OVER = -2  # the game ended; the kernel state is its final state
+MIRROR_ILLEGAL = -3  # the action is not legal now; nothing changed
 
-    The AEC env (:mod:`gnome_env.gnoming_a_round_v0`) plays every action on its ``Game``
-    (the reference: rules checks, results, rendering) and on a mirror, whose kernel state
-    yields the acting seat's tokens and legal mask far faster than encoding the ``Game`` in
-    Python. :meth:`reset` must get the ``Game``'s seed and :meth:`advance` the same legal
-    actions; nothing is checked here. Once the game is over the mirror holds nothing useful
-    (the kernel has moved on to a next game); the owner reads the ``Game`` then.
+
+class GameMirror:
+    """One game on the compiled kernels, for the AEC env (:mod:`gnome_env.gnoming_a_round_v0`).
+
+    Each :meth:`step` is one compiled call that applies a legal action and writes the next
+    decision: the acting seat's legal mask (:attr:`mask`), tokens (:attr:`tokens`) and float32
+    observation (:attr:`obs`), exactly ``Game.legal_mask()`` and ``ObservationEncoder
+    .tokens`` / ``.encode`` of the ``Game(config, seed)`` that played the same actions. A step
+    that ends a round leaves its results in :attr:`rewards` (float64, the values of
+    :func:`gnome_env.rewards.rewards_after_action`) and :attr:`results` (``R_*`` columns of
+    :mod:`gnome_env._vector_kernels`; :meth:`round_info` reads them as
+    :func:`gnome_env.rewards.round_info` does). When the game ends the mirror stops there --
+    no automatic reset -- so :meth:`observe` gives any seat's view of the final state.
 
     Only worth using when the kernels are compiled (:data:`gnome_env._vector_kernels.COMPILED`).
     """
 
-    def __init__(self, config: RulesConfig) -> None:
-        self._vec = vec = VectorGame(config, 1)
-        self._act = np.zeros(1, dtype=np.int64)
-        self._tokens = np.zeros((1, vec.num_tokens), dtype=np.int16)
-        self._seats = np.zeros(1, dtype=np.int8)
-        self._rewards = np.zeros((1, MAX_PLAYERS), dtype=np.float32)
-        self._results = np.zeros((1, K.NUM_RESULTS), dtype=np.int32)
-        #: the acting seat's tokens ``[T]`` int16 and legal mask ``[33]`` bool (live views)
-        self.tokens = self._tokens[0]
-        self.mask = vec._legal[0]
-
-    def reset(self, seed: int) -> None:
-        """Start ``Game(config, seed)``."""
-        decision = self._vec.reset(seeds=[seed])
-        self._tokens[:] = decision.tokens
-
-    def advance(self, action: int) -> None:
-        """Apply a legal ``action`` (unchecked)."""
-        vec = self._vec
-        self._act[0] = action
-        self._rewards[:] = 0.0
-        self._results[:] = 0
-        count = K.step_batch(
-            vec._st,
-            vec._stk,
-            self._act,
-            vec._prm,
-            vec._kcode,
-            vec._kcount,
-            vec._legal,
-            self._tokens,
-            self._seats,
-            self._rewards,
-            self._results,
-            vec._paused,
+    def __init__(self, config: RulesConfig, reward_mode: str = "win") -> None:
+        self.config = config
+        self.reward_mode = reward_mode
+        # A VectorGame of one slot holds the rule parameters and the game's arrays (its row
+        # 0); the mirror calls the kernels on them directly.
+        self._vec = vec = VectorGame(config, 1, reward_mode=reward_mode)
+        self.num_players = n = config.num_players
+        self._turn_cap = vec._turn_caps[n]
+        tok_off, tok_scale = vec.encoders[n].expansion_table()
+        self._g, self._cards, legal = vec._st[0], vec._stk[0], vec._legal[0]
+        #: the acting seat's tokens ``[T]`` int16, legal mask ``[33]`` int8 and observation
+        #: ``[size]`` float32: buffers rewritten by every step (copy what you keep)
+        self.tokens = np.zeros(vec.num_tokens, dtype=np.int16)
+        self.mask = legal.view(np.int8)
+        self.obs = np.zeros(vec.observation_size, dtype=np.float32)
+        #: per-seat rewards ``[7]`` float64 and results ``[NUM_RESULTS]`` int32 of the last
+        #: step (zero unless it ended a round)
+        self.rewards = np.zeros(MAX_PLAYERS, dtype=np.float64)
+        self.results = np.zeros(K.NUM_RESULTS, dtype=np.int32)
+        #: the seat that decides now, -1 once the game is over
+        self.seat = -1
+        self.seed = 0
+        # The kernels' arguments: always these very arrays, as the kernels are called
+        # through entry points that do not check argument types.
+        self._game_args = (self._g, self._cards, vec._prm, vec._kcode, vec._kcount)
+        self._emit_args = (legal, self.tokens, tok_off, tok_scale, self.obs)
+        self._step_args = (*self._game_args, *self._emit_args, self.rewards, self.results)
+        self._observe_args = (np.zeros_like(self.tokens), tok_off, tok_scale)
+        self._step = K.entry_point(K.mirror_step, *self._step_args, 0)
+        self._resume = K.entry_point(K.mirror_resume, *self._game_args, *self._emit_args)
+        self._observe = K.entry_point(
+            K.observe_seat, *self._game_args, 0, *self._observe_args, np.empty_like(self.obs)
         )
-        if count:
-            vec._supply_shuffles(count)
-            vec._resume(count, self._tokens, self._seats)
+
+    # Copies and pickles: the arrays' contents, into a mirror built afresh (the views and
+    # the compiled entry points are not copied).
+    _STATE = ("_g", "_cards", "mask", "tokens", "obs", "rewards", "results")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {name: getattr(self, name) for name in self._STATE}
+        state.update(config=self.config, reward_mode=self.reward_mode)
+        state.update(seat=self.seat, seed=self.seed)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["config"], state["reward_mode"])
+        for name in self._STATE:
+            getattr(self, name)[...] = state[name]
+        self.seat = state["seat"]
+        self.seed = state["seed"]
+
+    def reset(self, seed: int) -> int:
+        """Start ``Game(config, seed)``; returns the acting seat."""
+        vec = self._vec
+        g = self._g
+        self.seed = seed
+        g[K.C_N] = self.num_players
+        g[K.C_TURN_CAP] = self._turn_cap
+        g[K.C_NEED] = K.NEED_NEW_GAME
+        self._cards[0, :] = vec._canon[deal_order(seed, 0, vec._deck_size)]
+        self.rewards[:] = 0.0
+        self.results[:] = 0
+        self.seat = self._resume(*self._game_args, *self._emit_args)
+        return self.seat
+
+    def step(self, action: int) -> int:
+        """Apply ``action`` (an int in ``0..32``) if it is legal.
+
+        Returns the next acting seat if no round ended, else MIRROR_ROUND_ENDED (the next
+        round's first decision is at :attr:`seat`) or MIRROR_GAME_OVER; MIRROR_ILLEGAL
+        (nothing changed) if the action is not legal now.
+        """
+        code = self._step(*self._step_args, action)
+        if code >= 0:
+            self.seat = code
+            return code
+        if code == K.STEP_ILLEGAL:
+            return MIRROR_ILLEGAL
+        if code == -K.NEED_NEW_GAME:  # not resumed: the final state stays for observe()
+            self.seat = -1
+            return MIRROR_GAME_OVER
+        self._vec._write_shuffle(self._g, self._cards, self.seed)  # a reshuffle, or a deal
+        self.seat = self._resume(*self._game_args, *self._emit_args)
+        return MIRROR_ROUND_ENDED if code == -K.NEED_DEAL else self.seat
+
+    def observe(self, seat: int) -> np.ndarray:
+        """A new float32 observation of the game seen from ``seat`` (any seat, any time)."""
+        obs = np.empty(self.obs.shape[0], dtype=np.float32)
+        self._observe(*self._game_args, seat, *self._observe_args, obs)
+        return obs
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the game ended with its last round at the turn cap (R17)."""
+        return bool(self.results[K.R_TRUNCATED])
+
+    def round_info(self, agents: Sequence[str]) -> dict[str, Any]:
+        """:func:`gnome_env.rewards.round_info` of the round the last step ended (same keys,
+        order and Python types)."""
+        res = self.results
+        n = self.num_players
+        first_out = int(res[K.R_FIRST_OUT])
+
+        def per_seat(column: int) -> dict[str, int]:
+            return dict(zip(agents, res[column : column + n].tolist(), strict=True))
+
+        info: dict[str, Any] = {
+            "round": int(res[K.R_ROUND]),
+            "round_scores": per_seat(K.R_ROUND_SCORES),
+            "layout_scores": per_seat(K.R_LAYOUT_SCORES),
+            "first_out": None if first_out < 0 else agents[first_out],
+            "ended_by": ENDED_BY[res[K.R_ENDED_BY]],
+            "totals": per_seat(K.R_TOTALS),
+        }
+        if res[K.R_DONE]:
+            info["winners"] = [agents[s] for s in range(n) if res[K.R_WINNERS + s]]
+        return info

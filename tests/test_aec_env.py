@@ -421,16 +421,52 @@ def full_snapshot(env):
     return head, every
 
 
+def everything(env):
+    """All a user of the env can see, as text: full_snapshot, every agent's info, the reward
+    dicts (repr tells every float bit apart, -0.0 from 0.0), terminations, truncations."""
+    return repr(
+        (
+            full_snapshot(env),
+            env.agents,
+            env.infos,
+            env.rewards,
+            env._cumulative_rewards,
+            env.terminations,
+            env.truncations,
+        )
+    )
+
+
+def outcome_of(fn):
+    """("ok", result) or (exception type, message)."""
+    try:
+        return ("ok", fn())
+    except Exception as err:
+        return (type(err).__name__, str(err))
+
+
+def mirror_pair(make=gnoming_a_round_v0.raw_env, **kwargs):
+    """The same env with the kernel mirror (fast) and on the Game alone (slow)."""
+    pytest.importorskip("numba")
+    from gnome_env import _vector_kernels
+
+    if not _vector_kernels.COMPILED:
+        pytest.skip("the kernels are not compiled (GNOME_NO_NUMBA)")
+    fast, slow = make(**kwargs), make(**kwargs)
+    slow._use_mirror = False
+    return fast, slow
+
+
 @pytest.mark.parametrize("num_players", [3, 5, 7])
 @pytest.mark.parametrize("variant", range(len(FAST_VARIANTS)))
 def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players, variant):
-    """With numba, raw_env reads the acting seat's observation and mask from a kernel copy
-    of the game (gnome_env.vector.GameMirror); it must equal the encoder's, step by step."""
-    pytest.importorskip("numba")
+    """With numba, raw_env plays the game on a kernel copy (gnome_env.vector.GameMirror) and
+    syncs its Game only on demand; everything a user sees must equal the Game-only env's,
+    step by step: every agent's observation and mask (mid-game and after the game), infos,
+    rewards (bit for bit), terminations, state(), render(), and illegal or malformed
+    actions (the same ValueError, nothing changed)."""
     rules = dict(FAST_VARIANTS[variant])
-    fast = gnoming_a_round_v0.raw_env(num_players=num_players, **rules)
-    slow = gnoming_a_round_v0.raw_env(num_players=num_players, **rules)
-    slow._use_mirror = False
+    fast, slow = mirror_pair(num_players=num_players, render_mode="ansi", **rules)
     for seed in (variant, 100 + variant):
         fast.reset(seed=seed)
         slow.reset(seed=seed)
@@ -439,14 +475,128 @@ def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players
         steps = 0
         for agent in fast.agent_iter():
             assert agent == slow.agent_selection
-            assert full_snapshot(fast) == full_snapshot(slow)
+            assert everything(fast) == everything(slow)
+            if steps % 29 == 7:  # the Game synced on demand, several actions at once
+                assert fast.state().tobytes() == slow.state().tobytes()
+                assert fast.render() == slow.render()
+            if steps % 31 == 11 and not (fast.terminations[agent] or fast.truncations[agent]):
+                mask = fast.observe(agent)["action_mask"]
+                for bad in (int(np.flatnonzero(mask == 0)[0]), A.NUM_ACTIONS, -1, None, 2.5):
+                    got = outcome_of(lambda bad=bad: fast.step(bad))
+                    assert got[0] == "ValueError"
+                    assert got == outcome_of(lambda bad=bad: slow.step(bad))
+                assert everything(fast) == everything(slow)
             action = random_action(fast, rng)
             fast.step(action)
             slow.step(action)
             steps += 1
-        assert full_snapshot(fast) == full_snapshot(slow)
+        assert everything(fast) == everything(slow)
+        assert fast.state().tobytes() == slow.state().tobytes()
+        assert fast.render() == slow.render()
         assert fast.game.digest() == slow.game.digest()
         assert steps > 30
+
+
+@pytest.mark.parametrize("illegal_at", [0, 1, 9, 60, 200])
+def test_kernel_mirror_checked_env_illegal_action_mid_game(illegal_at, caplog):
+    """env() on the mirror: an illegal action mid-game ends the game exactly as on the Game
+    alone (warning, -1, every agent terminated and stepped out, observations after it)."""
+    caplog.set_level(logging.WARNING)
+    fast, slow = mirror_pair(gnoming_a_round_v0.env, num_players=4, reward_mode="score")
+    traces = []
+    for env in (fast, slow):
+        env.reset(seed=17)
+        rng = random.Random(4)
+        trace = []
+        for _ in range(illegal_at):
+            trace.append(everything(env))
+            env.step(random_action(env, rng))
+        mask = env.last()[0]["action_mask"]
+        caplog.clear()
+        env.step(int(np.flatnonzero(mask == 0)[-1]))
+        trace.append(("warned", any("illegal" in r.getMessage().lower() for r in caplog.records)))
+        trace.append(env.state().tobytes())
+        while env.agents:
+            trace.append(everything(env))
+            env.step(None)
+        trace.append(everything(env))
+        traces.append(trace)
+    assert traces[0] == traces[1]
+    assert ("warned", True) in traces[0]
+    assert fast.game.digest() == slow.game.digest()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_kernel_mirror_rewards_and_infos_over_many_games(mode):
+    """Round ends and game ends on the mirror, over many short games and every reward
+    mode: rewards bit for bit, infos, terminations and truncations (turn cap)."""
+    fast, slow = mirror_pair(num_players=3, reward_mode=mode, rounds=2, max_turns_per_round=30)
+    last_round_ends = set()
+    for seed in range(16):
+        fast.reset(seed=seed)
+        slow.reset(seed=seed)
+        rng = random.Random(seed)
+        for _agent in fast.agent_iter():
+            assert everything(fast) == everything(slow)
+            action = random_action(fast, rng)
+            fast.step(action)
+            slow.step(action)
+        assert everything(fast) == everything(slow)
+        last_round_ends.add(slow.game.round_results[-1].ended_by)
+    assert {"turn_cap", "endgame"} <= last_round_ends  # truncated and terminated games
+
+
+def test_kernel_mirror_keeps_a_handed_out_game_current_and_follows_it_if_played_on():
+    """``env.game`` is synced lazily; once handed out it stays current at every step, and
+    if someone plays on it directly the env follows that Game (as the Game-only env)."""
+    fast, slow = mirror_pair(num_players=4)
+    fast.reset(seed=6)
+    slow.reset(seed=6)
+    rng = random.Random(6)
+    for _ in range(25):
+        action = random_action(fast, rng)
+        fast.step(action)
+        slow.step(action)
+    held_fast, held_slow = fast.game, slow.game
+    for _ in range(25):
+        action = random_action(fast, rng)
+        fast.step(action)
+        slow.step(action)
+        assert held_fast.digest() == held_slow.digest()
+        assert everything(fast) == everything(slow)
+    for game in (held_fast, held_slow):  # a legal action played on the Game itself
+        game.apply(game.legal_actions()[0])
+    assert everything(fast) == everything(slow)
+    for _ in range(40):
+        action = slow.game.legal_actions()[-1]
+        fast.step(action)
+        slow.step(action)
+        assert everything(fast) == everything(slow)
+        assert fast.game.digest() == slow.game.digest()
+
+
+def test_kernel_mirror_env_survives_copy_and_pickle():
+    """A copied or pickled env (mirror and lazy Game included) plays on like the original."""
+    import copy
+    import pickle
+
+    fast, slow = mirror_pair(num_players=5)
+    fast.reset(seed=2)
+    slow.reset(seed=2)
+    rng = random.Random(2)
+    for _ in range(30):
+        action = random_action(fast, rng)
+        fast.step(action)
+        slow.step(action)
+    for twin in (copy.deepcopy(fast), pickle.loads(pickle.dumps(fast))):
+        reference = copy.deepcopy(slow)
+        rng = random.Random(3)
+        for _agent in twin.agent_iter():
+            assert everything(twin) == everything(reference)
+            action = random_action(twin, rng)
+            twin.step(action)
+            reference.step(action)
+        assert twin.game.digest() == reference.game.digest()
 
 
 def test_kernel_mirror_steps_aside_when_the_game_is_replaced():
