@@ -93,6 +93,17 @@ each round end, -own round score / 10. When a round ends, ``infos[agent]`` holds
 (and ``winners`` at game end) until that agent next acts. If the last round ended at the
 round cap (R17) the game is scored normally but reported as truncated, not terminated.
 
+Speed
+-----
+With numba installed (the ``fast`` and ``train`` extras) the env plays on the vector
+engine's compiled kernels (:class:`gnome_env.vector.GameMirror`): legality, rewards, infos
+and every seat's observation come from there, and ``env.game`` (a :class:`Game`) is
+replayed from the actions only when something asks for it (``render``, ``state``, an
+illegal action's error, reading ``env.game``). Observable behaviour is identical; tests
+compare both paths at every step. Without numba (or with ``GNOME_NO_NUMBA=1``) the env
+steps the ``Game`` directly. ``gnome bench`` measures both against PettingZoo's classic
+envs.
+
 Version history
 ---------------
 * v0: initial release.
