@@ -17,9 +17,8 @@ import platform
 import random
 import time
 
-import numpy as np
-
 from gnome_env import Game, RulesConfig
+from training.benchmark import engine_games  # the legal_mask loop, shared with gnome bench
 
 
 def run_list_api(config: RulesConfig, seconds: float, seed: int) -> tuple[int, int, float]:
@@ -32,21 +31,6 @@ def run_list_api(config: RulesConfig, seconds: float, seed: int) -> tuple[int, i
         while not game.is_over:
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
-            decisions += 1
-        games += 1
-    return games, decisions, time.perf_counter() - start
-
-
-def run_mask_api(config: RulesConfig, seconds: float, seed: int) -> tuple[int, int, float]:
-    """Same, sampling from ``legal_mask()`` with numpy as an environment loop would."""
-    rng = np.random.default_rng(seed)
-    decisions = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        game = Game(config, seed + games)
-        while not game.is_over:
-            legal = np.flatnonzero(game.legal_mask())
-            game.apply(legal[rng.integers(len(legal))])
             decisions += 1
         games += 1
     return games, decisions, time.perf_counter() - start
@@ -78,7 +62,7 @@ def main() -> None:
     rows = []
     for n in args.players:
         config = RulesConfig(num_players=n)
-        for api, fn in (("legal_actions", run_list_api), ("legal_mask", run_mask_api)):
+        for api, fn in (("legal_actions", run_list_api), ("legal_mask", engine_games)):
             games, decisions, elapsed = fn(config, args.seconds, args.seed)
             rows.append(
                 {

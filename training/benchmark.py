@@ -144,9 +144,9 @@ def aec_steps_per_s(make_env: Callable[[], AECEnv], seconds: float, seed: int) -
     return steps / elapsed
 
 
-def engine_decisions_per_s(num_players: int, seconds: float, seed: int) -> float:
-    """Decisions/s of the bare engine, sampling from ``legal_mask()`` with numpy."""
-    config = RulesConfig(num_players=num_players)
+def engine_games(config: RulesConfig, seconds: float, seed: int) -> tuple[int, int, float]:
+    """(games, decisions, seconds) of the bare engine in ~``seconds``, each decision a
+    uniformly random legal action drawn from ``legal_mask()`` with numpy."""
     rng = np.random.default_rng(seed)
     decisions = games = 0
     start = time.perf_counter()
@@ -157,7 +157,13 @@ def engine_decisions_per_s(num_players: int, seconds: float, seed: int) -> float
             game.apply(int(legal[rng.integers(len(legal))]))
             decisions += 1
         games += 1
-    return decisions / (time.perf_counter() - start)
+    return games, decisions, time.perf_counter() - start
+
+
+def engine_decisions_per_s(num_players: int, seconds: float, seed: int) -> float:
+    """Decisions/s of the bare engine (see :func:`engine_games`)."""
+    _, decisions, elapsed = engine_games(RulesConfig(num_players=num_players), seconds, seed)
+    return decisions / elapsed
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
