@@ -84,7 +84,8 @@ Slot ``b`` plays a stream of games ``e = 0, 1, 2, ...`` (``episodes``) under a k
 ``n`` is ``players_per_slot[b]`` if given, else ``choices[word % len(choices)]``
 (``choices``: the ``num_players`` sequence; an int is one choice). An auto-reset starts the
 slot's next ``e``. So trajectories depend only on the seed(s) and the actions; the global
-``numpy`` / ``random`` state is never used.
+``numpy`` / ``random`` state is never used. (Within a step the kernels draw these shuffles
+and seeds themselves, bit for bit as those numpy functions; ``reset`` calls numpy.)
 
 Float observations
 ------------------
@@ -113,7 +114,7 @@ from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
 from gnome_env.encoding import ObservationEncoder
-from gnome_env.engine import deal_order, reshuffle_order
+from gnome_env.engine import deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
 #: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
@@ -246,9 +247,17 @@ class VectorGame:
         self._legal = np.zeros((b, A.NUM_ACTIONS), dtype=bool)
         self._paused = np.zeros(b, dtype=np.int64)
         self._seeds = np.zeros(b, dtype=np.int64)
-        self._seed_list = [0] * b
         self._episodes = np.zeros(b, dtype=np.int64)
         self._keys: list[tuple[int, int]] = []
+        # What the kernels need to start a slot's next game (supply_batch): the first word
+        # of each slot's key (the second is the slot), the seat-count choices, the slot's
+        # fixed seat count (0: drawn from the choices) and the turn cap per seat count.
+        self._key0 = np.zeros(b, dtype=np.int64)
+        self._choices = np.array(choices, dtype=np.int64)
+        self._slot_n = np.array(slot_players or [0] * b, dtype=np.int64)
+        self._caps = np.zeros(MAX_PLAYERS + 1, dtype=np.int64)
+        for n, cap in self._turn_caps.items():
+            self._caps[n] = cap
         self._tokens: np.ndarray | None = None
         self.seed: int | None = None
 
@@ -295,6 +304,7 @@ class VectorGame:
             keys = [(seed, slot) for slot in range(b)]
             self.seed = seed
         self._keys = keys
+        self._key0[:] = [key[0] for key in keys]
         self._episodes[:] = 0
         for slot in range(b):
             self._start_game(slot, first[slot])
@@ -315,7 +325,6 @@ class VectorGame:
         else:
             n = self.choices[word % len(self.choices)]
         self._seeds[slot] = game_seed
-        self._seed_list[slot] = game_seed
         st = self._st
         st[slot, K.C_N] = n
         st[slot, K.C_TURN_CAP] = self._turn_caps[n]
@@ -323,26 +332,24 @@ class VectorGame:
         self._stk[slot, 0, :] = self._canon[deal_order(game_seed, 0, self._deck_size)]
 
     def _supply_shuffles(self, count: int) -> None:
-        """Give every paused game the shuffle it waits for (R3 deal, R8 reshuffle)."""
-        st, stk = self._st, self._stk
-        for slot in self._paused[:count].tolist():
-            if st[slot, K.C_NEED] == K.NEED_NEW_GAME:  # auto-reset: the slot's next game
-                self._episodes[slot] += 1
-                self._start_game(slot, None)
-            else:
-                self._write_shuffle(st[slot], stk[slot], self._seed_list[slot])
-
-    def _write_shuffle(self, g: np.ndarray, cards: np.ndarray, game_seed: int) -> None:
-        """The shuffle a game paused for a deal (R3) or a reshuffle (R8) waits for, into
-        ``cards[0]`` (``g``, ``cards``: the game's rows of the state and the stacks)."""
-        if g[K.C_NEED] == K.NEED_RESHUFFLE:
-            m = int(g[K.C_LEN])
-            order = reshuffle_order(game_seed, int(g[K.C_ROUND]), int(g[K.C_RESHUFFLES]), m)
-            row = cards[0, :m]
-            row[:] = row[order]
-        else:  # NEED_DEAL
-            order = deal_order(game_seed, int(g[K.C_ROUND]), self._deck_size)
-            cards[0, :] = self._canon[order]
+        """Give every paused game the shuffle it waits for (R3 deal, R8 reshuffle) and start
+        the next game of every slot whose game is over -- in one kernel call, which draws the
+        shuffles and game seeds exactly as deal_order / reshuffle_order / game_stream (that
+        is, as :meth:`_start_game` and the scalar Game) do through numpy."""
+        K.supply_batch(
+            self._st,
+            self._stk,
+            self._paused,
+            count,
+            self._seeds,
+            self._key0,
+            self._episodes,
+            self._choices,
+            self._slot_n,
+            self._caps,
+            self._canon,
+            self._prm,
+        )
 
     def _resume(self, count: int, tokens: np.ndarray, seats: np.ndarray) -> None:
         K.resume_batch(
@@ -530,7 +537,9 @@ class GameMirror:
         self._step_args = (*self._game_args, *self._emit_args, self.rewards, self.results)
         self._observe_args = (np.zeros_like(self.tokens), tok_off, tok_scale)
         self._step = K.entry_point(K.mirror_step, *self._step_args, 0)
-        self._resume = K.entry_point(K.mirror_resume, *self._game_args, *self._emit_args)
+        self._supply_resume = K.entry_point(
+            K.mirror_supply_resume, *self._game_args, *self._emit_args, vec._canon, 0
+        )
         self._observe = K.entry_point(
             K.observe_seat, *self._game_args, 0, *self._observe_args, np.empty_like(self.obs)
         )
@@ -559,11 +568,10 @@ class GameMirror:
         self.seed = seed
         g[K.C_N] = self.num_players
         g[K.C_TURN_CAP] = self._turn_cap
-        g[K.C_NEED] = K.NEED_NEW_GAME
-        self._cards[0, :] = vec._canon[deal_order(seed, 0, vec._deck_size)]
+        g[K.C_NEED] = K.NEED_NEW_GAME  # the kernel deals round 0 (deal_order) and starts
         self.rewards[:] = 0.0
         self.results[:] = 0
-        self.seat = self._resume(*self._game_args, *self._emit_args)
+        self.seat = self._supply_resume(*self._game_args, *self._emit_args, vec._canon, seed)
         return self.seat
 
     def step(self, action: int) -> int:
@@ -582,8 +590,10 @@ class GameMirror:
         if code == -K.NEED_NEW_GAME:  # not resumed: the final state stays for observe()
             self.seat = -1
             return MIRROR_GAME_OVER
-        self._vec._write_shuffle(self._g, self._cards, self.seed)  # a reshuffle, or a deal
-        self.seat = self._resume(*self._game_args, *self._emit_args)
+        # a reshuffle or the next round's deal, drawn in the kernel, then the next decision
+        self.seat = self._supply_resume(
+            *self._game_args, *self._emit_args, self._vec._canon, self.seed
+        )
         return MIRROR_ROUND_ENDED if code == -K.NEED_DEAL else self.seat
 
     def observe(self, seat: int) -> np.ndarray:
