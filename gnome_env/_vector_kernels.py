@@ -734,6 +734,19 @@ def flip(g, pos):
 
 
 @maybe_njit
+def next_in_flip_queue(g):
+    """The deciding seat has flipped (R5, R13): hand the decision to the next seat in the
+    flip queue and return True, or empty the queue and return False."""
+    g[C_FQ_POS] += 1
+    if g[C_FQ_POS] < g[C_FQ_LEN]:
+        g[C_SEAT] = g[C_FQ + g[C_FQ_POS]]
+        return True
+    g[C_FQ_LEN] = 0
+    g[C_FQ_POS] = 0
+    return False
+
+
+@maybe_njit
 def apply_action(g, cards, action, prm, kcode, rew, res):
     """Game.apply for a legal ``action``; returns a NEED_* code if the game must pause."""
     phase = g[C_PHASE]
@@ -762,12 +775,8 @@ def apply_action(g, cards, action, prm, kcode, rew, res):
         return discard(g, cards, action, prm, kcode, rew, res)
     if phase == PH_OPENING:  # R5
         flip(g, action - FLIP)
-        g[C_FQ_POS] += 1
-        if g[C_FQ_POS] < g[C_FQ_LEN]:
-            g[C_SEAT] = g[C_FQ + g[C_FQ_POS]]
+        if next_in_flip_queue(g):
             return 0
-        g[C_FQ_LEN] = 0
-        g[C_FQ_POS] = 0
         if begin_turn(g, cards, g[C_FIRST_PLAYER], prm):
             return 0
         if nobody_can_draw(g, cards, prm):  # D3
@@ -776,12 +785,8 @@ def apply_action(g, cards, action, prm, kcode, rew, res):
     # PH_HAZARD, R13
     if action != DECLINE:
         flip(g, action - FLIP)
-    g[C_FQ_POS] += 1
-    if g[C_FQ_POS] < g[C_FQ_LEN]:
-        g[C_SEAT] = g[C_FQ + g[C_FQ_POS]]
+    if next_in_flip_queue(g):
         return 0
-    g[C_FQ_LEN] = 0
-    g[C_FQ_POS] = 0
     return end_turn(g, cards, prm, kcode, rew, res)
 
 
