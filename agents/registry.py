@@ -43,12 +43,37 @@ def _search(argument: str | None, seed: int, config: RulesConfig | None) -> Poli
         ) from None
 
 
+def _learned(name: str, mode: str):
+    """A factory for ``ppo:PATH`` / ``ppo-sample:PATH`` (agents.learned, needs torch)."""
+
+    def factory(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+        if not argument:
+            raise ValueError(f"agent spec {name!r} needs a checkpoint path: {name}:PATH")
+        from agents.learned import PolicyAgent
+
+        return PolicyAgent.load(argument, mode=mode, seed=seed, config=config)
+
+    return factory
+
+
+def _sb3(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+    """``sb3:PATH``: a saved sb3-contrib MaskablePPO model (agents.sb3_agent)."""
+    if not argument:
+        raise ValueError("agent spec 'sb3' needs a model path: sb3:PATH (a MaskablePPO .zip)")
+    from agents.sb3_agent import SB3Agent
+
+    return SB3Agent.load(argument, seed=seed, config=config)
+
+
 #: spec name -> factory(argument or None, seed, rules config or None)
 AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Policy]] = {
     "random": _no_argument("random", lambda seed, config: RandomAgent(seed)),
     "greedy": _no_argument("greedy", GreedyAgent),
     "expert": _no_argument("expert", ExpertAgent),
     "search": _search,
+    "ppo": _learned("ppo", "greedy"),
+    "ppo-sample": _learned("ppo-sample", "sample"),
+    "sb3": _sb3,
 }
 
 
@@ -61,7 +86,10 @@ def make_agent(spec: str, seed: int, config: RulesConfig | None = None) -> Polic
     """Build the agent a spec names, seeded with ``seed``, for games under ``config``.
 
     Specs: ``random``, ``greedy``, ``expert``, ``search``, ``search:64`` (rollouts),
-    ``search:50ms`` (time budget). Bots need the rules; ``None`` means the default rules.
+    ``search:50ms`` (time budget), ``ppo:PATH`` (a learned policy checkpoint, most likely
+    action), ``ppo-sample:PATH`` (the same, sampling its distribution), ``sb3:PATH`` (a saved
+    sb3-contrib MaskablePPO model). Learned policies need torch. Bots need the rules;
+    ``None`` means the default rules.
 
     An unknown spec raises ``ValueError`` listing the known specs.
     """

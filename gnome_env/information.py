@@ -120,8 +120,18 @@ class SeatView:
         n = int(enc0.decode(observation)[enc0.token_slices["present"]].sum())
         if n != config.num_players:
             config = config.replace(num_players=n)
+        return cls.from_tokens(_encoder(config).decode(observation), mask, config)
+
+    @classmethod
+    def from_tokens(cls, tokens: np.ndarray, mask: np.ndarray, config: RulesConfig) -> SeatView:
+        """The same view from the deciding seat's compact tokens (``ObservationEncoder.tokens``,
+        as :class:`gnome_env.vector.VectorGame` returns them) instead of the float vector."""
+        enc0 = _encoder(config)
+        tok = np.asarray(tokens).astype(int)
+        n = int(tok[enc0.token_slices["present"]].sum())
+        if n != config.num_players:
+            config = config.replace(num_players=n)
         enc = _encoder(config)
-        tok = enc.decode(observation).astype(int)
         ts = enc.token_slices
         kinds = config.deck.kinds
 

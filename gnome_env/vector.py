@@ -259,6 +259,7 @@ class VectorGame:
         for n, cap in self._turn_caps.items():
             self._caps[n] = cap
         self._tokens: np.ndarray | None = None
+        self._seats: np.ndarray | None = None
         self.seed: int | None = None
 
     # ------------------------------------------------------------------ read-only views
@@ -281,6 +282,64 @@ class VectorGame:
         """The current legal-action masks, ``[B, 33]`` bool (a copy)."""
         self._require_reset()
         return self._legal.copy()
+
+    # ------------------------------------------------------------------ saving and restoring
+    _STATE_ARRAYS = ("_st", "_stk", "_legal", "_seeds", "_episodes", "_key0", "_tokens", "_seats")
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue these games exactly: numpy arrays and plain values.
+
+        :meth:`load_state_dict` on a ``VectorGame`` built with the same arguments restores
+        it; the next ``step`` then returns what this one's would (used to resume training).
+        """
+        self._require_reset()
+        state: dict[str, Any] = {
+            name[1:]: getattr(self, name).copy() for name in self._STATE_ARRAYS
+        }
+        state["seed"] = self.seed
+        state["layout"] = self._layout()
+        return state
+
+    def _layout(self) -> dict[str, Any]:
+        return {
+            "batch_size": self.batch_size,
+            "choices": list(self.choices),
+            "players_per_slot": None if self._slot_players is None else list(self._slot_players),
+            "reward_mode": self.reward_mode,
+            "rules": self.config.to_dict(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> Decision:
+        """Restore :meth:`state_dict`'s games; returns the current decision. A state from a
+        ``VectorGame`` built differently, or with arrays of the wrong shape, raises
+        ``ValueError`` and changes nothing."""
+        if not isinstance(state, dict) or "layout" not in state:
+            raise ValueError("not a VectorGame state (use VectorGame.state_dict())")
+        if state["layout"] != self._layout():
+            raise ValueError(
+                f"the saved games were built with {state['layout']}, this VectorGame with "
+                f"{self._layout()}: build it with the same arguments"
+            )
+        arrays = {}
+        for name in self._STATE_ARRAYS:
+            mine = getattr(self, name)
+            want = (mine.shape, mine.dtype) if mine is not None else None
+            value = np.asarray(state.get(name[1:]))
+            if name in ("_tokens", "_seats"):
+                expected = (
+                    ((self.batch_size, self.num_tokens), np.dtype(np.int16))
+                    if name == "_tokens"
+                    else ((self.batch_size,), np.dtype(np.int8))
+                )
+                want = expected
+            if want is None or value.shape != want[0] or value.dtype != want[1]:
+                raise ValueError(f"saved array {name[1:]!r} has the wrong shape or dtype")
+            arrays[name] = value.copy()
+        for name, value in arrays.items():
+            setattr(self, name, value)
+        self.seed = state["seed"]
+        self._keys = [(int(k), slot) for slot, k in enumerate(self._key0)]
+        return Decision(self._tokens.copy(), self._legal.copy(), self._seats.copy())
 
     # ------------------------------------------------------------------ episodes
     def reset(self, seed: int | None = None, *, seeds: Sequence[int] | None = None) -> Decision:
@@ -313,6 +372,7 @@ class VectorGame:
         seats = np.empty(b, dtype=np.int8)
         self._resume(b, tokens, seats)
         self._tokens = tokens
+        self._seats = seats
         return Decision(tokens, self._legal.copy(), seats)
 
     def _start_game(self, slot: int, game_seed: int | None) -> None:
@@ -430,6 +490,7 @@ class VectorGame:
             self._supply_shuffles(count)
             self._resume(count, tokens, seats)
         self._tokens = tokens
+        self._seats = seats
         done = res[:, K.R_DONE].astype(bool)
         truncated = res[:, K.R_TRUNCATED].astype(bool)
         seven = slice(0, MAX_PLAYERS)

@@ -92,3 +92,22 @@ def test_views_ignore_hidden_cards():
         twin = permute_hidden_cards(game, rng)
         for seat in range(5):
             assert SeatView.from_game(twin, seat) == SeatView.from_game(game, seat)
+
+
+def test_seat_view_from_tokens_equals_view_from_float_observation():
+    """The vector engine's tokens and the float observation decode to the same public view."""
+    from gnome_env.vector import VectorGame
+
+    vec = VectorGame(batch_size=48, num_players=[3, 4, 5, 6, 7])
+    vec.reset(seed=9)
+    rng = np.random.default_rng(9)
+    config = RulesConfig()
+    checked = 0
+    for _ in range(60):
+        tokens, mask, *_ = vec.step(vec.sample_actions(rng))
+        obs = vec.observations()
+        for b in range(0, 48, 7):
+            a = SeatView.from_tokens(tokens[b], mask[b], config)
+            assert a == SeatView.from_observation(obs[b], mask[b], config)
+            checked += 1
+    assert checked == 60 * 7

@@ -235,11 +235,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", default=None, metavar="PATH", help="also write the figures as JSON"
     )
     bench.set_defaults(func=_bench, parser=bench)
+    sub.add_parser(
+        "train",
+        add_help=False,
+        help="self-play PPO training (gnome train --config configs/quickstart.yaml; "
+        "gnome train --help for every option)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gnome`` command."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:  # training has its own parser (one option per config field)
+        from training.ppo import main as train_main
+
+        return train_main(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -1,0 +1,363 @@
+"""Learned policies: the policy-value network, masked action distributions, checkpoints.
+
+This module needs torch (``pip install -e ".[train]"``); the rest of ``agents`` does not.
+
+The network (:class:`PolicyNetwork`)
+------------------------------------
+Input is the observation of :mod:`gnome_env.encoding` -- either the float32 vector
+(``[B, 1401]``, what the environments and the arena hand a policy) or the compact int16
+tokens it is expanded from (``[B, 119]``, what :class:`gnome_env.vector.VectorGame`
+returns). Both give the same result: the first layer is one weight matrix ``W [1401, H]``;
+on floats it is ``obs @ W``, on tokens it sums the rows of ``W`` that the one-hot blocks
+select (``embedding_bag``) plus the scaled counts times their rows, which skips the ~1,300
+zeros of every observation. Then ``len(hidden) - 1`` more ReLU layers, a policy head (33
+logits) and a value head (the acting seat's expected return). One network serves every
+seat count: observations are seen from the acting seat and padded to 7 seats.
+
+Masked distribution
+-------------------
+Illegal actions get the logit ``-1e9`` (:func:`masked_logits`), so their probability is
+exactly 0 in float32 and the entropy (:func:`masked_entropy`) runs over legal actions only,
+as in sb3-contrib's ``MaskableCategorical``. A single legal action has probability 1,
+log-probability 0 and entropy 0. Sampling (:func:`sample_masked`) uses the Gumbel-max
+trick with an explicit ``torch.Generator``, never the global one.
+
+Checkpoints
+-----------
+A checkpoint is a ``torch.save`` of a dict of tensors and plain values (so it loads with
+``torch.load(weights_only=True)``): ``format``/``version``, ``env`` (environment name and
+package version), ``observation_size``, ``num_tokens``, ``num_actions``, ``rules`` (the
+:class:`RulesConfig` dict the observation layout comes from), ``network`` (constructor
+arguments), ``state_dict``, and, in training checkpoints, ``training`` (optimizer, config,
+counters, random states, games in progress). :func:`write_checkpoint` writes atomically
+(temporary file in the same directory, fsync, ``os.replace``): a crash never leaves a
+half-written file under the final name. :func:`read_checkpoint` turns every way a file can
+be unusable -- missing, not a torch file, corrupt, not one of ours, another observation or
+action size -- into a ``ValueError`` that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from gnome_env import __version__ as ENV_PACKAGE_VERSION
+from gnome_env.actions import NUM_ACTIONS
+from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
+from gnome_env.encoding import ObservationEncoder
+
+CHECKPOINT_FORMAT = "gnome_env-policy"
+CHECKPOINT_VERSION = 1
+ENV_NAME = "gnoming_a_round_v0"
+MASKED_LOGIT = -1e9
+POLICY_MODES = ("greedy", "sample")
+
+
+# ---------------------------------------------------------------------- masked distribution
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with illegal actions (``mask`` False) set to -1e9."""
+    return logits.masked_fill(~mask, MASKED_LOGIT)
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of the masked categorical distribution (illegal: about -1e9)."""
+    return torch.log_softmax(masked_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only (0 when a single action is legal)."""
+    return -(log_probs.exp() * log_probs).masked_fill(~mask, 0.0).sum(-1)
+
+
+def sample_masked(
+    logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None
+) -> torch.Tensor:
+    """One action per row from the masked distribution (Gumbel-max), never an illegal one.
+
+    Every row needs at least one legal action.
+    """
+    u = torch.rand(logits.shape, generator=generator, dtype=torch.float32, device=logits.device)
+    gumbel = -torch.log(-torch.log(u.clamp_(1e-20, 1.0 - 1e-7)))
+    return torch.argmax(masked_logits(logits.float(), mask) + gumbel, dim=-1)
+
+
+# ---------------------------------------------------------------------- the network
+class PolicyNetwork(nn.Module):
+    """Policy and value heads over the observation (float32 or tokens); see the module docs."""
+
+    def __init__(self, rules: RulesConfig | None = None, hidden: Sequence[int] = (256, 256)):
+        super().__init__()
+        rules = rules if rules is not None else RulesConfig()
+        hidden = [int(h) for h in hidden]
+        if not hidden or any(h < 1 for h in hidden):
+            raise ValueError(f"hidden={hidden!r} is not allowed: a non-empty list of sizes >= 1")
+        enc = ObservationEncoder(rules)
+        self.hidden = hidden
+        self.rules = rules
+        self.observation_size = enc.size
+        self.num_tokens = enc.num_tokens
+        self.num_actions = NUM_ACTIONS
+        self.first = nn.Parameter(torch.empty(enc.size, hidden[0]))
+        self.first_bias = nn.Parameter(torch.zeros(hidden[0]))
+        self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(hidden))
+        self.policy_head = nn.Linear(hidden[-1], NUM_ACTIONS)
+        self.value_head = nn.Linear(hidden[-1], 1)
+        # Token layout: which token selects which row of `first` (categorical) or scales one.
+        self.register_buffer("cat_tok", torch.as_tensor(enc._cat_tok, dtype=torch.long), False)
+        self.register_buffer("cat_off", torch.as_tensor(enc._cat_off, dtype=torch.long), False)
+        self.register_buffer("sc_tok", torch.as_tensor(enc._sc_tok, dtype=torch.long), False)
+        self.register_buffer("sc_row", torch.as_tensor(enc._sc_out, dtype=torch.long), False)
+        # The scale of a count can depend on the seat count (turns_played / R17 turn cap):
+        # one row of scales per seat count, picked by the tokens' "present" flags.
+        scales = np.zeros((MAX_PLAYERS + 1, len(enc._sc_scale)), dtype=np.float32)
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+            scales[n] = ObservationEncoder(rules.replace(num_players=n))._sc_scale
+        self.register_buffer("sc_scale", torch.as_tensor(scales), False)
+        self.register_buffer(
+            "present_tok",
+            torch.arange(enc.token_slices["present"].start, enc.token_slices["present"].stop),
+            False,
+        )
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Orthogonal initialisation (gains as in CleanRL's PPO), from ``generator``."""
+        root2 = float(np.sqrt(2.0))
+        nn.init.orthogonal_(self.first.data.T, root2, generator=generator)
+        nn.init.zeros_(self.first_bias)
+        for layer in self.trunk:
+            nn.init.orthogonal_(layer.weight, root2, generator=generator)
+            nn.init.zeros_(layer.bias)
+        nn.init.orthogonal_(self.policy_head.weight, 0.01, generator=generator)
+        nn.init.zeros_(self.policy_head.bias)
+        nn.init.orthogonal_(self.value_head.weight, 1.0, generator=generator)
+        nn.init.zeros_(self.value_head.bias)
+
+    def _heads(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = F.relu(h + self.first_bias)
+        for layer in self.trunk:
+            h = F.relu(layer(h))
+        return self.policy_head(h), self.value_head(h).squeeze(-1)
+
+    def forward(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits ``[B, 33]``, value ``[B]``) from float observations ``[B, 1401]``."""
+        return self._heads(observation @ self.first)
+
+    def forward_tokens(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) from int16 tokens ``[B, 119]``; equals ``forward(expand(tokens))``."""
+        tokens = tokens.long()
+        rows = tokens[:, self.cat_tok] + self.cat_off
+        h = F.embedding_bag(rows, self.first, mode="sum")
+        players = tokens[:, self.present_tok].sum(1)
+        counts = tokens[:, self.sc_tok].float() * self.sc_scale[players]
+        h = h + counts @ self.first[self.sc_row]
+        return self._heads(h)
+
+    def describe(self) -> dict[str, Any]:
+        """Constructor arguments, for checkpoints."""
+        return {"hidden": list(self.hidden)}
+
+
+# ---------------------------------------------------------------------- checkpoint files
+def checkpoint_header(network: PolicyNetwork) -> dict[str, Any]:
+    """The part of a checkpoint that says what it is and what it fits."""
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "env": {"name": ENV_NAME, "package_version": ENV_PACKAGE_VERSION},
+        "observation_size": network.observation_size,
+        "num_tokens": network.num_tokens,
+        "num_actions": network.num_actions,
+        "rules": network.rules.to_dict(),
+        "network": network.describe(),
+        "state_dict": network.state_dict(),
+    }
+
+
+def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
+    """``torch.save`` ``payload`` to ``path`` atomically (temp file, fsync, rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:  # make the rename itself durable where the platform allows it
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return path
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+    return path
+
+
+def read_checkpoint(path: str | Path, rules: RulesConfig | None = None) -> dict[str, Any]:
+    """Load and check a checkpoint (``weights_only=True``); any problem is a ``ValueError``.
+
+    With ``rules``, the checkpoint must also fit observations under those rules (same
+    observation size, i.e. the same deck's number of card kinds).
+    """
+    path = Path(path)
+    where = f"checkpoint {str(path)!r}"
+    if not path.exists():
+        raise ValueError(f"{where} does not exist")
+    if path.is_dir():
+        raise ValueError(f"{where} is a directory, not a checkpoint file")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch.load raises many types on foreign or damaged bytes
+        text = str(err).strip()
+        first = f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"
+        raise ValueError(
+            f"{where} cannot be read as a torch checkpoint (corrupt, truncated or not a "
+            f"torch file): {first[:300]}"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(
+            f"{where} is not a gnome_env policy checkpoint (expected a dict with "
+            f"format={CHECKPOINT_FORMAT!r}, as written by training/ppo.py)"
+        )
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(
+            f"{where} has checkpoint version {data.get('version')!r}; this gnome_env reads "
+            f"version {CHECKPOINT_VERSION}"
+        )
+    missing = [
+        key
+        for key in ("observation_size", "num_actions", "rules", "network", "state_dict")
+        if key not in data
+    ]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
+    if data["num_actions"] != NUM_ACTIONS:
+        raise ValueError(
+            f"{where} has {data['num_actions']} actions; this environment has {NUM_ACTIONS}"
+        )
+    try:
+        saved_rules = RulesConfig.from_dict(data["rules"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{where} holds rules this gnome_env cannot use: {err}") from None
+    size = ObservationEncoder(saved_rules).size
+    if data["observation_size"] != size:
+        raise ValueError(
+            f"{where} says observation size {data['observation_size']} but its rules give "
+            f"{size}: the file is inconsistent"
+        )
+    if rules is not None:
+        wanted = ObservationEncoder(rules).size
+        if wanted != size:
+            raise ValueError(
+                f"{where} was trained on observations of size {size}; the rules in use give "
+                f"size {wanted} (another deck): it cannot play these games"
+            )
+    return data
+
+
+def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> PolicyNetwork:
+    """The :class:`PolicyNetwork` a checked checkpoint dict describes, with its weights."""
+    try:
+        net = PolicyNetwork(RulesConfig.from_dict(data["rules"]), **data["network"])
+        net.load_state_dict(data["state_dict"])
+    except (TypeError, ValueError, RuntimeError, KeyError) as err:
+        raise ValueError(f"{where} does not hold a usable network: {err}") from None
+    net.eval()
+    return net
+
+
+# ---------------------------------------------------------------------- the agent
+_NETWORK_CACHE: dict[tuple[str, int, int], PolicyNetwork] = {}
+
+
+class PolicyAgent:
+    """A learned policy as an agent: ``act(observation, mask)`` over float observations.
+
+    ``mode="greedy"`` plays the most likely legal action; ``"sample"`` samples the masked
+    distribution from a generator seeded with ``seed``.
+    """
+
+    def __init__(
+        self, network: PolicyNetwork, *, mode: str = "greedy", seed: int | None = None
+    ) -> None:
+        if mode not in POLICY_MODES:
+            raise ValueError(f"mode={mode!r} is not allowed: must be one of {POLICY_MODES}")
+        self.network = network.eval()
+        self.mode = mode
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        mode: str = "greedy",
+        seed: int | None = None,
+        config: RulesConfig | None = None,
+    ) -> PolicyAgent:
+        """The policy in checkpoint ``path`` (see :func:`read_checkpoint` for the errors).
+
+        The network is read once per file version and shared by every agent built from it
+        (the arena builds a fresh agent for every game).
+        """
+        resolved = Path(path).resolve()
+        try:
+            stat = resolved.stat()
+            key = (str(resolved), stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = None
+        net = _NETWORK_CACHE.get(key) if key is not None else None
+        if net is None:
+            data = read_checkpoint(path, config)
+            net = network_from_checkpoint(data, f"checkpoint {str(path)!r}")
+            if key is not None:
+                _NETWORK_CACHE[key] = net
+        elif config is not None and ObservationEncoder(config).size != net.observation_size:
+            read_checkpoint(path, config)  # raises the size error
+        return cls(net, mode=mode, seed=seed)
+
+    def distribution(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Action probabilities ``[33]`` (0 for illegal actions) for one observation."""
+        legal = np.asarray(mask, dtype=bool)
+        if legal.shape != (NUM_ACTIONS,) or not legal.any():
+            raise ValueError(f"mask must be {NUM_ACTIONS} booleans with a legal action")
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.shape != (self.network.observation_size,):
+            raise ValueError(
+                f"observation has shape {obs.shape}; this policy takes "
+                f"({self.network.observation_size},)"
+            )
+        with torch.inference_mode():
+            logits, _ = self.network(torch.from_numpy(obs)[None])
+            logp = masked_log_probs(logits, torch.from_numpy(legal)[None])[0]
+        return logp.exp().numpy()
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """A legal action: the most likely one, or sampled (``mode``)."""
+        probs = self.distribution(observation, mask)
+        legal = np.asarray(mask, dtype=bool)
+        if self.mode == "greedy":
+            return int(np.argmax(np.where(legal, probs, -1.0)))
+        choices = np.flatnonzero(legal)
+        p = probs[choices].astype(np.float64)
+        return int(choices[self.rng.choice(choices.size, p=p / p.sum())])
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent(hidden={self.network.hidden}, mode={self.mode!r}, seed={self.seed!r})"

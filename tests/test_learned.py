@@ -1,0 +1,248 @@
+"""Learned policies (agents.learned): masked distribution, network, agent, checkpoint files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.arena import run_arena  # noqa: E402
+from agents.learned import (  # noqa: E402
+    PolicyAgent,
+    PolicyNetwork,
+    checkpoint_header,
+    masked_entropy,
+    masked_log_probs,
+    read_checkpoint,
+    sample_masked,
+    write_checkpoint,
+)
+from agents.registry import make_agent  # noqa: E402
+from gnome_env import RulesConfig  # noqa: E402
+from gnome_env.actions import NUM_ACTIONS  # noqa: E402
+from gnome_env.cards import DeckSpec  # noqa: E402
+from gnome_env.vector import VectorGame  # noqa: E402
+
+
+def _network(seed: int = 0, hidden=(32, 16)) -> PolicyNetwork:
+    net = PolicyNetwork(RulesConfig(), hidden)
+    net.reset_parameters(torch.Generator().manual_seed(seed))
+    return net
+
+
+def _played_decisions(batch: int = 64, steps: int = 40):
+    """Real (tokens, masks, float observations) from random play on the vector engine."""
+    vec = VectorGame(batch_size=batch, num_players=[3, 4, 5, 6, 7])
+    vec.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(steps):
+        tokens, mask, *_ = vec.step(vec.sample_actions(rng))
+    return tokens, mask, vec.observations()
+
+
+# ---------------------------------------------------------------------- masked distribution
+def test_masked_sampling_never_picks_an_illegal_action():
+    rng = np.random.default_rng(0)
+    mask = rng.random((500, NUM_ACTIONS)) < 0.2
+    mask[np.arange(500), rng.integers(NUM_ACTIONS, size=500)] = True  # at least one legal
+    # logits that strongly favour illegal actions: masking must still win
+    logits = torch.from_numpy(np.where(mask, -5.0, 30.0).astype(np.float32))
+    gen = torch.Generator().manual_seed(1)
+    m = torch.from_numpy(mask)
+    for _ in range(20):
+        actions = sample_masked(logits, m, gen).numpy()
+        assert mask[np.arange(500), actions].all()
+
+
+def test_masked_sampling_follows_the_legal_softmax():
+    logits = torch.tensor([[0.0, 1.0, 2.0, 5.0] + [0.0] * (NUM_ACTIONS - 4)])
+    mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+    mask[0, :3] = True  # action 3 (the largest logit) is illegal
+    gen = torch.Generator().manual_seed(2)
+    draws = sample_masked(logits.expand(40_000, -1), mask.expand(40_000, -1), gen).numpy()
+    freq = np.bincount(draws, minlength=NUM_ACTIONS)[:3] / draws.size
+    expected = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    assert np.abs(freq - expected).max() < 0.01
+    logp = masked_log_probs(logits, mask)[0]
+    assert torch.allclose(logp[:3].exp(), torch.tensor(expected, dtype=torch.float32), atol=1e-6)
+    assert float(logp[3:].exp().sum()) == 0.0
+
+
+def test_single_legal_action_has_probability_one_and_zero_entropy():
+    logits = torch.randn(4, NUM_ACTIONS, generator=torch.Generator().manual_seed(3)) * 10
+    mask = torch.zeros(4, NUM_ACTIONS, dtype=torch.bool)
+    only = torch.tensor([0, 7, 19, 32])
+    mask[torch.arange(4), only] = True
+    logp = masked_log_probs(logits, mask)
+    assert torch.equal(logp.argmax(1), only)
+    assert torch.allclose(logp[torch.arange(4), only], torch.zeros(4))
+    assert torch.allclose(masked_entropy(logp, mask), torch.zeros(4))
+    assert torch.equal(sample_masked(logits, mask, torch.Generator().manual_seed(0)), only)
+
+
+def test_masked_entropy_counts_legal_actions_only():
+    logits = torch.zeros(1, NUM_ACTIONS)
+    mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+    mask[0, [2, 5, 9, 30]] = True
+    ent = masked_entropy(masked_log_probs(logits, mask), mask)
+    assert abs(float(ent[0]) - np.log(4)) < 1e-6
+
+
+# ---------------------------------------------------------------------- the network
+def test_token_path_equals_float_path_on_real_observations():
+    tokens, _, obs = _played_decisions()
+    net = _network(hidden=(64, 32))
+    with torch.no_grad():
+        a_logits, a_value = net(torch.from_numpy(obs))
+        b_logits, b_value = net.forward_tokens(torch.from_numpy(tokens))
+    assert torch.allclose(a_logits, b_logits, atol=1e-4)
+    assert torch.allclose(a_value, b_value, atol=1e-4)
+
+
+def test_network_init_depends_only_on_its_generator():
+    a, b, c = _network(4), _network(4), _network(5)
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        assert torch.equal(x, y), name
+    assert not torch.equal(a.first, c.first)
+
+
+def test_bad_hidden_sizes_are_rejected():
+    with pytest.raises(ValueError, match="hidden"):
+        PolicyNetwork(RulesConfig(), [])
+    with pytest.raises(ValueError, match="hidden"):
+        PolicyNetwork(RulesConfig(), [16, 0])
+
+
+# ---------------------------------------------------------------------- the agent
+def test_greedy_agent_plays_the_most_likely_legal_action():
+    _, masks, obs = _played_decisions(batch=32, steps=25)
+    net = _network()
+    agent = PolicyAgent(net, mode="greedy")
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(obs))
+    for i in range(32):
+        best = int(np.argmax(np.where(masks[i], logits[i].numpy(), -np.inf)))
+        assert agent.act(obs[i], masks[i]) == best
+
+
+def test_sampling_agent_is_legal_and_reproducible_from_its_seed():
+    _, masks, obs = _played_decisions(batch=32, steps=25)
+    net = _network()
+    runs = []
+    for _ in range(2):
+        agent = PolicyAgent(net, mode="sample", seed=11)
+        runs.append([agent.act(obs[i], masks[i]) for i in range(32) for _ in range(5)])
+    assert runs[0] == runs[1]
+    assert all(masks[i // 5][a] for i, a in enumerate(runs[0]))
+
+
+def test_agent_rejects_bad_input():
+    agent = PolicyAgent(_network())
+    obs = np.zeros(agent.network.observation_size, dtype=np.float32)
+    with pytest.raises(ValueError, match="legal action"):
+        agent.act(obs, np.zeros(NUM_ACTIONS, dtype=bool))
+    with pytest.raises(ValueError, match="shape"):
+        agent.act(obs[:-1], np.ones(NUM_ACTIONS, dtype=bool))
+    with pytest.raises(ValueError, match="mode"):
+        PolicyAgent(agent.network, mode="argmax")
+
+
+# ---------------------------------------------------------------------- checkpoint files
+def test_checkpoint_roundtrip_through_ppo_spec_plays_legal_arena_games(tmp_path):
+    net = _network(7)
+    path = write_checkpoint(checkpoint_header(net), tmp_path / "policy.pt")
+    agent = PolicyAgent.load(path)
+    for (name, x), (_, y) in zip(
+        net.state_dict().items(), agent.network.state_dict().items(), strict=True
+    ):
+        assert torch.equal(x, y), name
+    result = run_arena([f"ppo:{path}", "random", "random"], 3, 6, seed=1, progress=False)
+    assert result.stats[0].games == 6  # every game finished (an illegal action would raise)
+    assert isinstance(make_agent(f"ppo-sample:{path}", 3), PolicyAgent)
+
+
+def test_missing_path_in_spec_is_a_clear_error():
+    with pytest.raises(ValueError, match="needs a checkpoint path"):
+        make_agent("ppo", 0)
+
+
+@pytest.mark.parametrize(
+    ("make_file", "message"),
+    [
+        (lambda p: None, "does not exist"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: p.write_text("hello, not a checkpoint"), "cannot be read as a torch"),
+        (lambda p: torch.save({"weights": torch.zeros(3)}, p), "not a gnome_env policy"),
+        (lambda p: torch.save([1, 2, 3], p), "not a gnome_env policy"),
+    ],
+    ids=["missing", "directory", "text", "foreign-dict", "list"],
+)
+def test_unusable_checkpoint_files_give_clear_errors(tmp_path, make_file, message):
+    path = tmp_path / "ckpt.pt"
+    make_file(path)
+    with pytest.raises(ValueError, match=message):
+        read_checkpoint(path)
+    with pytest.raises(ValueError, match=message):
+        PolicyAgent.load(path)
+
+
+class _Arbitrary:
+    """An object a weights_only load must refuse to build."""
+
+
+def test_checkpoint_with_arbitrary_objects_is_refused(tmp_path):
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "gnome_env-policy", "payload": _Arbitrary()}, path)
+    with pytest.raises(ValueError, match="cannot be read as a torch"):
+        read_checkpoint(path)
+
+
+def test_truncated_checkpoint_is_a_clear_error(tmp_path):
+    path = write_checkpoint(checkpoint_header(_network()), tmp_path / "policy.pt")
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="corrupt, truncated"):
+        PolicyAgent.load(path)
+
+
+def test_checkpoint_for_another_observation_size_is_refused(tmp_path):
+    small_deck = DeckSpec.from_dict({"1": 20, "2": 20, "3": 20, "4": 20, "5": 20, "H": 3})
+    rules = RulesConfig(deck=small_deck)
+    net = PolicyNetwork(rules, (16,))
+    path = write_checkpoint(checkpoint_header(net), tmp_path / "small.pt")
+    read_checkpoint(path, rules)  # fits its own rules
+    with pytest.raises(ValueError, match="observations of size"):
+        read_checkpoint(path, RulesConfig())
+    with pytest.raises(ValueError, match="observations of size"):
+        PolicyAgent.load(path, config=RulesConfig())
+
+
+def test_checkpoint_with_wrong_fields_is_refused(tmp_path):
+    header = checkpoint_header(_network())
+    for change, message in (
+        ({"version": 99}, "version"),
+        ({"num_actions": 40}, "40 actions"),
+        ({"observation_size": 12}, "inconsistent"),
+    ):
+        path = tmp_path / "bad.pt"
+        torch.save({**header, **change}, path)
+        with pytest.raises(ValueError, match=message):
+            read_checkpoint(path)
+    del header["state_dict"]
+    torch.save(header, tmp_path / "incomplete.pt")
+    with pytest.raises(ValueError, match="lacks state_dict"):
+        read_checkpoint(tmp_path / "incomplete.pt")
+
+
+def test_failed_write_keeps_the_previous_checkpoint(tmp_path):
+    path = write_checkpoint(checkpoint_header(_network(1)), tmp_path / "policy.pt")
+    before = path.read_bytes()
+    with pytest.raises(Exception):  # noqa: B017 - whatever torch.save raises for a lambda
+        write_checkpoint({"bad": lambda: None}, path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["policy.pt"]  # no temporary file left behind
+    assert Path(tmp_path / "policy.pt").stat().st_size == len(before)

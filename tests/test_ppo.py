@@ -1,0 +1,239 @@
+"""Self-play PPO (training/ppo.py): config, advantages, a real short run, resume, errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("yaml")
+
+from agents.learned import PolicyAgent, PolicyNetwork, checkpoint_header, write_checkpoint  # noqa: E402
+from training.cli import main as gnome_main  # noqa: E402
+from training.config import ConfigError, build_config  # noqa: E402
+from training.ppo import PPOConfig, Rollout, advantages, load_resume, main, train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------- configuration
+@pytest.mark.parametrize("name", ["quickstart.yaml", "full.yaml"])
+def test_shipped_configs_are_valid_and_cover_every_seat_count(name):
+    cfg = build_config(PPOConfig, ROOT / "configs" / name)
+    assert cfg.num_players == [3, 4, 5, 6, 7]
+    assert cfg.num_updates >= 100
+
+
+def test_command_line_overrides_win_over_the_file_and_are_read_as_yaml(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("seed: 4\nnum_envs: 32\nnum_players: [3, 4]\n")
+    cfg = build_config(PPOConfig, path, {"num-envs": 8, "num_players": [5, 7]})
+    assert (cfg.seed, cfg.num_envs, cfg.num_players) == (4, 8, [5, 7])
+    assert cfg.learning_rate == PPOConfig().learning_rate  # untouched fields keep defaults
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("learning_rat: 0.1\n", "unknown field 'learning_rat' (did you mean 'learning_rate'?)"),
+        ("num_envs: many\n", "num_envs='many' is not allowed: must be an integer"),
+        ("num_envs: 0\n", "num_envs=0 is not allowed: must be >= 1"),
+        ("num_players: [2, 3]\n", "must be a non-empty list of seat counts 3..7"),
+        ("reward_mode: points\n", "reward_mode='points' is not allowed"),
+        ("bot_opponents: [grumpy]\n", "unknown agent spec 'grumpy'"),
+        ("gamma: 1.5\n", "gamma=1.5 is not allowed: must be in (0, 1]"),
+        ("hidden: 256\n", "hidden=256 is not allowed: must be a list of an integer"),
+        ("- 1\n- 2\n", "must hold a mapping"),
+        ("seed: [1\n", "is not valid YAML"),
+    ],
+)
+def test_bad_config_files_raise_errors_naming_the_problem(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        build_config(PPOConfig, path)
+    assert message in str(err.value)
+
+
+def test_missing_config_file_and_bad_override_exit_with_status_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(tmp_path / "nope.yaml")])
+    assert exit_info.value.code == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(ROOT / "configs/quickstart.yaml"), "--total-steps", "-5"])
+    assert exit_info.value.code == 2
+    assert "total_steps=-5 is not allowed: must be >= 1" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- advantages
+def test_advantages_follow_each_seats_own_decisions_and_reset_at_game_end():
+    """Two games (slots), five vector steps, gamma 1, lambda 0.5; expected values by hand.
+
+    Slot 0: seats 0,1,0,1,0 decide at t=0..4 with values .5 .2 .4 .1 .3; a round ends at
+    t=3 paying [1, -1, 0]. Slot 1: seat 2 (v .6) at t=0, seat 0 (v .2) at t=1 ends the game
+    paying [2, 0, -2]; in the new game seat 1 (v .3) decides at t=2.
+    """
+    z = np.zeros
+    samples = [  # (step, slot, seat, value)
+        (0, 0, 0, 0.5), (0, 1, 2, 0.6),
+        (1, 0, 1, 0.2), (1, 1, 0, 0.2),
+        (2, 0, 0, 0.4), (2, 1, 1, 0.3),
+        (3, 0, 1, 0.1),
+        (4, 0, 0, 0.3),
+    ]  # fmt: skip
+    rewards = z((5, 2, 7), dtype=np.float32)
+    rewards[3, 0, :3] = [1, -1, 0]
+    rewards[1, 1, :3] = [2, 0, -2]
+    done = z((5, 2), dtype=bool)
+    done[1, 1] = True
+    n = len(samples)
+    ro = Rollout(
+        tokens=z((n, 119), np.int16),
+        masks=np.ones((n, 33), bool),
+        actions=z(n, np.int64),
+        log_probs=z(n, np.float32),
+        values=np.array([s[3] for s in samples], np.float32),
+        slot=np.array([s[1] for s in samples]),
+        seat=np.array([s[2] for s in samples]),
+        step_start=np.array([0, 2, 4, 6, 7, 8]),
+        rewards=rewards,
+        done=done,
+    )
+    adv, valid = advantages(ro, gamma=1.0, lam=0.5)
+    # slot 0, seat 0: t=2: 1 + .3 - .4 = .9 (t=4 is the open end); t=0: (.4 - .5) + .5 * .9
+    # slot 0, seat 1: t=1: 0 + .1 - .2 (t=3 is open: its advantage does not flow back)
+    # slot 1: t=1: 2 - .2 (terminal); t=0: -2 - .6 (terminal); t=2: open
+    expected = [0.35, -2.6, -0.1, 1.8, 0.9, 0.0, 0.0, 0.0]
+    assert np.allclose(adv, expected, atol=1e-6)
+    assert valid.tolist() == [True, True, True, True, True, False, False, False]
+
+
+# ---------------------------------------------------------------------- a real run
+def _read_scalars(tb_dir: Path) -> set[str]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tb_dir))
+    acc.Reload()
+    return set(acc.Tags()["scalars"])
+
+
+def test_short_training_run_in_a_subprocess_writes_every_artefact(tmp_path):
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable, "-m", "training.cli", "train",
+        "--config", str(ROOT / "configs/quickstart.yaml"),
+        "--output_dir", str(out), "--total_steps", "2048", "--num_envs", "16",
+        "--rollout_steps", "32", "--num_players", "[3, 5]", "--minibatch_size", "128",
+        "--eval_interval", "2", "--eval_games", "3", "--final_eval_games", "5",
+        "--eval_opponents", "[random, greedy]", "--bot_opponents", "[greedy, random]",
+        "--bot_fraction", "0.5", "--snapshot_interval", "1", "--torch_threads", "1",
+        "--progress", "false", "--hidden", "[64, 64]",
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for name in ("config.yaml", "checkpoint.pt", "policy.pt", "history.json", "arena.md"):
+        assert (out / name).is_file(), name
+    assert (out / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "policy.pt").stat().st_size < (out / "checkpoint.pt").stat().st_size
+    table = (out / "arena.md").read_text()
+    assert table.count("\n| ") == 4  # 2 bots x 2 seat counts
+    assert "| 2 x random | 3 |" in proc.stdout and "| 4 x greedy | 5 |" in proc.stdout
+    tags = _read_scalars(out / "tb")
+    for tag in (
+        "losses/policy_loss", "losses/value_loss", "losses/approx_kl", "losses/clipfrac",
+        "losses/explained_variance", "losses/entropy", "charts/samples_per_s",
+        "eval/win_rate/random/3p", "eval/win_rate/greedy/5p",
+    ):  # fmt: skip
+        assert tag in tags, tag
+    saved = build_config(PPOConfig, out / "config.yaml")
+    assert saved.total_steps == 2048 and saved.hidden == [64, 64]
+    agent = PolicyAgent.load(out / "policy.pt")
+    assert agent.network.hidden == [64, 64]
+
+
+def _tiny_config(out: Path, **changes) -> PPOConfig:
+    cfg = PPOConfig(
+        seed=3,
+        output_dir=str(out),
+        total_steps=6 * 16 * 12,
+        num_envs=16,
+        rollout_steps=12,
+        num_players=[3, 4, 6],
+        bot_opponents=["greedy", "random"],
+        bot_fraction=0.5,
+        snapshot_interval=1,
+        pool_size=2,
+        minibatch_size=64,
+        hidden=[32, 32],
+        eval_interval=0,
+        final_eval_games=0,
+        checkpoint_interval=3,
+        torch_threads=1,
+        progress=False,
+        tensorboard=False,
+    )
+    return dataclasses.replace(cfg, **changes)
+
+
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    return torch.load(path, weights_only=True)["state_dict"]
+
+
+def test_resume_after_a_kill_gives_the_same_parameters_as_an_uninterrupted_run(tmp_path):
+    train(_tiny_config(tmp_path / "a"))
+    stopped = train(_tiny_config(tmp_path / "b"), stop_after=3)
+    assert stopped == {"stopped_after": 3}
+    assert not (tmp_path / "b" / "policy.pt").exists()
+    cfg, data = load_resume(tmp_path / "b", {})
+    assert data["training"]["update"] == 3
+    train(cfg, data)
+    a, b = _weights(tmp_path / "a" / "policy.pt"), _weights(tmp_path / "b" / "policy.pt")
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    # the comparison can fail: another seed gives other parameters
+    train(_tiny_config(tmp_path / "c", seed=4))
+    c = _weights(tmp_path / "c" / "policy.pt")
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_resume_errors_say_what_is_wrong(tmp_path, capsys):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_resume(tmp_path / "nothing", {})
+    net = PolicyNetwork(hidden=[8])
+    write_checkpoint(checkpoint_header(net), tmp_path / "policy.pt")
+    with pytest.raises(ValueError, match="holds a policy only"):
+        load_resume(tmp_path / "policy.pt", {})
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "checkpoint.pt").write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--resume", str(tmp_path / "broken")])
+    assert exit_info.value.code == 2
+    assert "cannot be read as a torch checkpoint" in capsys.readouterr().err
+    train(_tiny_config(tmp_path / "run"), stop_after=3)
+    with pytest.raises(ConfigError, match="cannot change: learning_rate"):
+        load_resume(tmp_path / "run", {"learning_rate": 0.1})
+    cfg, _ = load_resume(tmp_path / "run", {"total_steps": 10_000})  # allowed: run longer
+    assert cfg.total_steps == 10_000
+
+
+def test_trained_policy_plays_in_gnome_play_and_eval(tmp_path, monkeypatch, capsys):
+    net = PolicyNetwork(hidden=[16])
+    net.reset_parameters(torch.Generator().manual_seed(0))
+    path = write_checkpoint(checkpoint_header(net), tmp_path / "p.pt")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    args = ["play", "--players", "3", "--seat", "2", "--opponents", f"ppo:{path}"]
+    assert gnome_main(args) == 0
+    assert capsys.readouterr().out.count("PolicyAgent(") == 2
+    lineup = f"ppo:{path},greedy,random"
+    assert gnome_main(["eval", "--players", "3", "--lineup", lineup, "--games", "3",
+                       "--no-progress"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "ppo:" in out and "greedy" in out
