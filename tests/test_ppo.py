@@ -237,3 +237,39 @@ def test_trained_policy_plays_in_gnome_play_and_eval(tmp_path, monkeypatch, caps
                        "--no-progress"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "ppo:" in out and "greedy" in out
+
+
+# ---------------------------------------------------------------------- imitation warm start
+def test_teacher_chunks_are_pure_and_record_legal_teacher_actions():
+    from gnome_env import RulesConfig
+    from training.ppo import teacher_chunk
+
+    short = RulesConfig(rounds=1, max_turns_per_round=3).to_dict()  # games end within 40 steps
+    args = ("greedy", short, [3, 6], "score", 1.0, 40, 17)
+    a, b = teacher_chunk(*args), teacher_chunk(*args)
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    assert len(a["actions"]) == 40 * 64  # every decision of every game
+    assert a["masks"][np.arange(len(a["actions"])), a["actions"]].all()
+    done, open_ = a["finished"], ~a["finished"]
+    assert done.any() and open_.any()  # games that ended, and the games begun after them
+    assert np.any(a["returns"][done] != 0) and np.all(a["returns"][open_] == 0)
+    c = teacher_chunk(*args[:-1], 18)
+    assert not np.array_equal(a["actions"][:200], c["actions"][:200])
+
+
+def test_warm_start_learns_to_agree_with_the_teacher(tmp_path):
+    from gnome_env import RulesConfig
+    from training.ppo import pretrain
+
+    cfg = _tiny_config(
+        tmp_path, pretrain_teacher="greedy", pretrain_decisions=12000, pretrain_epochs=4,
+        hidden=[64, 64], minibatch_size=64, pretrain_learning_rate=0.003,
+    )  # fmt: skip
+    net = PolicyNetwork(RulesConfig(), cfg.hidden)
+    net.reset_parameters(torch.Generator().manual_seed(0))
+    logged = []
+    figures = pretrain(net, cfg, RulesConfig(), torch.device("cpu"), lambda f, s: logged.append(s))
+    assert logged == [1, 2, 3, 4]  # one report per epoch
+    assert figures["pretrain/decisions"] > 8000  # decisions of chains still open are dropped
+    assert figures["pretrain/accuracy"] > figures["pretrain/accuracy_before"] + 0.15

@@ -32,4 +32,6 @@ def test_readme_commands_match_ci():
     text = README.read_text()
     assert ".venv/bin/python -m pytest -q" in text and ".venv/bin/python -m pytest -q" in ci
     assert 'pip install -e ".[train,dev]"' in text and 'pip install -q -e ".[train,dev]"' in ci
-    assert "gnome demo --players 5 --seed 0" in text and "gnome demo --players 5 --seed 0" in ci
+    main_job = "gnome train --config configs/quickstart.yaml"
+    assert main_job in text.split("Run the tests:")[0]  # the setup-and-run command
+    assert main_job in ci
