@@ -283,6 +283,20 @@ def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> 
 
 
 # ---------------------------------------------------------------------- the agent
+def _numpy_layers(net: PolicyNetwork) -> tuple[Any, ...]:
+    """The policy path's weights as float32 numpy arrays (``x @ w + b`` per layer)."""
+
+    def arr(t: torch.Tensor) -> np.ndarray:
+        return t.detach().cpu().numpy().astype(np.float32)
+
+    return (
+        arr(net.first),
+        arr(net.first_bias),
+        [(arr(layer.weight).T.copy(), arr(layer.bias)) for layer in net.trunk],
+        (arr(net.policy_head.weight).T.copy(), arr(net.policy_head.bias)),
+    )
+
+
 _NETWORK_CACHE: dict[tuple[str, int, int], PolicyNetwork] = {}
 
 
@@ -302,6 +316,7 @@ class PolicyAgent:
         self.mode = mode
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self._layers = _numpy_layers(network)
 
     @classmethod
     def load(
@@ -344,10 +359,16 @@ class PolicyAgent:
                 f"observation has shape {obs.shape}; this policy takes "
                 f"({self.network.observation_size},)"
             )
-        with torch.inference_mode():
-            logits, _ = self.network(torch.from_numpy(obs)[None])
-            logp = masked_log_probs(logits, torch.from_numpy(legal)[None])[0]
-        return logp.exp().numpy()
+        # One observation: numpy on the ~100 non-zero entries is ~10x faster than a torch
+        # call and never waits for torch's thread pool (tests compare it with forward()).
+        first, first_bias, trunk, (pw, pb) = self._layers
+        nz = np.flatnonzero(obs)
+        h = np.maximum(obs[nz] @ first[nz] + first_bias, 0.0)
+        for w, b in trunk:
+            h = np.maximum(h @ w + b, 0.0)
+        logits = np.where(legal, h @ pw + pb, -np.inf)
+        z = np.exp(logits - logits.max())
+        return (z / z.sum()).astype(np.float32)
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """A legal action: the most likely one, or sampled (``mode``)."""

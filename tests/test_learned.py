@@ -124,9 +124,12 @@ def test_greedy_agent_plays_the_most_likely_legal_action():
     agent = PolicyAgent(net, mode="greedy")
     with torch.no_grad():
         logits, _ = net(torch.from_numpy(obs))
+        probs = masked_log_probs(logits, torch.from_numpy(masks)).exp().numpy()
     for i in range(32):
         best = int(np.argmax(np.where(masks[i], logits[i].numpy(), -np.inf)))
         assert agent.act(obs[i], masks[i]) == best
+        # the agent's numpy path gives the network's masked distribution
+        assert np.allclose(agent.distribution(obs[i], masks[i]), probs[i], atol=1e-5)
 
 
 def test_sampling_agent_is_legal_and_reproducible_from_its_seed():
