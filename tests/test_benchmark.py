@@ -92,3 +92,26 @@ def test_gnome_bench_rejects_bad_values(args, message, capsys):
         main(["bench", *args])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_ppo_speed_script_reports_consistent_figures(tmp_path):
+    """bench/ppo_speed.py (#5 item 4) runs real PPO updates and writes coherent figures."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "ppo.json"
+    proc = subprocess.run(
+        [sys.executable, "bench/ppo_speed.py", "--updates", "2", "--num-envs", "16",
+         "--json", str(out)],
+        capture_output=True, text=True, cwd=root, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures["updates"] == 2 and figures["num_envs"] == 16
+    assert 0 < figures["samples_per_s"] <= figures["decisions_per_s"]
+    assert 0 < figures["rollout_share"] < 1
+    assert figures["vector_engine_alone_decisions_per_s"] > figures["decisions_per_s"]
+    assert "learner samples/s" in proc.stdout

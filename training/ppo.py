@@ -943,7 +943,7 @@ def train(
 
     num_updates = cfg.num_updates
     t0 = time.perf_counter()
-    samples_done = 0
+    samples_done, rollout_s, update_s, decisions_done = 0, 0.0, 0.0, 0
     bar = tqdm(
         total=num_updates, initial=start_update, unit="update", disable=not cfg.progress,
         file=sys.stderr, dynamic_ncols=True,
@@ -962,6 +962,9 @@ def train(
         t_end = time.perf_counter()
         global_step += cfg.steps_per_update
         samples_done += int(valid.sum())
+        decisions_done += cfg.steps_per_update
+        rollout_s += t_upd - t_roll
+        update_s += t_end - t_upd
         figures["charts/learning_rate"] = optimizer.param_groups[0]["lr"]
         figures["charts/decisions_per_s"] = cfg.steps_per_update / (t_end - t_roll)
         figures["charts/samples_per_s"] = int(valid.sum()) / (t_end - t_roll)
@@ -1017,6 +1020,9 @@ def train(
         "train_seconds": train_seconds,
         "decisions": global_step,
         "samples_this_session": samples_done,
+        "decisions_this_session": decisions_done,
+        "rollout_seconds": rollout_s,
+        "update_seconds": update_s,
         "policy": str(out / "policy.pt"),
     }
     if cfg.final_eval_games:
