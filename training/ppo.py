@@ -942,6 +942,13 @@ def train(
     from tqdm import tqdm
 
     num_updates = cfg.num_updates
+    print(
+        f"training: {num_updates} updates x {cfg.steps_per_update:,} decisions "
+        f"({cfg.num_envs} games x {cfg.rollout_steps} steps), seats {cfg.num_players}, "
+        f"device {device}; writing to {out}"
+        + (f" (tensorboard --logdir {out / 'tb'})" if cfg.tensorboard else ""),
+        file=sys.stderr,
+    )
     t0 = time.perf_counter()
     samples_done, rollout_s, update_s, decisions_done = 0, 0.0, 0.0, 0
     bar = tqdm(
