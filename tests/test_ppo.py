@@ -273,3 +273,23 @@ def test_warm_start_learns_to_agree_with_the_teacher(tmp_path):
     assert logged == [1, 2, 3, 4]  # one report per epoch
     assert figures["pretrain/decisions"] > 8000  # decisions of chains still open are dropped
     assert figures["pretrain/accuracy"] > figures["pretrain/accuracy_before"] + 0.15
+
+
+def test_init_policy_starts_from_given_weights_and_bad_ones_are_refused(tmp_path, capsys):
+    start = PolicyNetwork(hidden=[32, 32])
+    start.reset_parameters(torch.Generator().manual_seed(99))
+    path = write_checkpoint(checkpoint_header(start), tmp_path / "start.pt")
+    cfg = _tiny_config(tmp_path / "run", init_policy=str(path), total_steps=1, learning_rate=1e-9)
+    train(cfg)  # one update with a negligible step: the weights stay those of start.pt
+    trained = _weights(tmp_path / "run" / "policy.pt")
+    for key, value in start.state_dict().items():
+        assert torch.allclose(trained[key], value, atol=1e-6), key
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(ROOT / "configs/quickstart.yaml"), "--init_policy", str(path)])
+    assert exit_info.value.code == 2
+    assert (
+        "has hidden layers [32, 32]; the config says hidden=[256, 256]" in capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit):
+        main(["--config", str(ROOT / "configs/quickstart.yaml"), "--init_policy", "nope.pt"])
+    assert "does not exist" in capsys.readouterr().err

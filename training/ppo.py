@@ -116,6 +116,9 @@ class PPOConfig:
     bot_fraction: float = _f(0.3, "share of non-self-play games against bots (else snapshots)")
     snapshot_interval: int = _f(10, "updates between snapshots added to the pool")
     pool_size: int = _f(8, "snapshots kept in the pool (oldest dropped)")
+    init_policy: str | None = _f(
+        None, "start from this policy checkpoint's weights (e.g. a shipped policy.pt)"
+    )
     # imitation warm start (before PPO; skipped on --resume)
     pretrain_teacher: str | None = _f(None, "bot spec to imitate first, e.g. expert (null: none)")
     pretrain_decisions: int = _f(500_000, "teacher decisions to record for the warm start")
@@ -186,6 +189,11 @@ class PPOConfig:
             self.self_play_fraction == 1.0 or self.pool_size > 0 or bool(self.bot_opponents),
             "pool_size",
             "must be > 0 unless bot_opponents are given or self_play_fraction is 1",
+        )
+        need(
+            self.init_policy is None or bool(self.init_policy.strip()),
+            "init_policy",
+            "must be null or a checkpoint path",
         )
         if self.pretrain_teacher is not None:
             try:
@@ -894,6 +902,16 @@ def train(
                 if not (isinstance(value, float) and math.isnan(value)):
                     writer.add_scalar(key, value, step)
 
+    if resume_from is None and cfg.init_policy is not None:
+        where = f"init_policy {cfg.init_policy!r}"
+        start = network_from_checkpoint(read_checkpoint(cfg.init_policy, rules), where)
+        if start.hidden != list(cfg.hidden):
+            raise ConfigError(
+                f"{where} has hidden layers {start.hidden}; the config says hidden="
+                f"{list(cfg.hidden)}: set hidden to {start.hidden}"
+            )
+        net.load_state_dict(start.state_dict())
+        print(f"starting from the weights in {cfg.init_policy}", file=sys.stderr)
     if resume_from is None and cfg.pretrain_teacher is not None:
         print(
             f"warm start: imitating {cfg.pretrain_teacher} on {cfg.pretrain_decisions:,} decisions",
@@ -1112,11 +1130,17 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
         else:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
-        train(cfg, data)
-    except (ConfigError, ValueError) as err:
-        if isinstance(err, ConfigError) or args.resume:
-            parser.exit(2, f"gnome train: error: {err}\n")
-        raise
+            if cfg.init_policy is not None:  # fail before any work if it cannot be used
+                where = f"init_policy {cfg.init_policy!r}"
+                start = network_from_checkpoint(read_checkpoint(cfg.init_policy), where)
+                if start.hidden != list(cfg.hidden):
+                    raise ConfigError(
+                        f"{where} has hidden layers {start.hidden}; the config says "
+                        f"hidden={list(cfg.hidden)}: set hidden to {start.hidden}"
+                    )
+    except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
+        parser.exit(2, f"gnome train: error: {err}\n")
+    train(cfg, data)
     return 0
 
 
