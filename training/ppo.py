@@ -108,6 +108,7 @@ class PPOConfig:
     # games
     num_players: list[int] = _f([3, 4, 5, 6, 7], "seat counts; each game draws one")
     reward_mode: str = _f("score", "reward scheme of gnome_env.rewards: win, score or raw")
+    shaping: float = _f(0.0, "weight of the potential-based layout-score shaping (0: off)")
     num_envs: int = _f(256, "games played at once")
     rollout_steps: int = _f(64, "vector steps per rollout (num_envs decisions each)")
     # who plays the other seats
@@ -168,6 +169,7 @@ class PPOConfig:
             f"must be a non-empty list of seat counts {MIN_PLAYERS}..{MAX_PLAYERS}",
         )
         need(self.reward_mode in REWARD_MODES, "reward_mode", f"must be one of {REWARD_MODES}")
+        need(self.shaping >= 0, "shaping", "must be >= 0 (0: no shaping)")
         need(self.num_envs >= 1, "num_envs", "must be >= 1")
         need(self.rollout_steps >= 1, "rollout_steps", "must be >= 1")
         need(0.0 <= self.self_play_fraction <= 1.0, "self_play_fraction", "must be in [0, 1]")
@@ -304,6 +306,63 @@ class Rollout:
     step_start: np.ndarray  # [steps + 1]: samples of step t are step_start[t]:step_start[t+1]
     rewards: np.ndarray  # [steps, B, 7] float32
     done: np.ndarray  # [steps, B] bool
+    potentials: np.ndarray | None = None  # [N] shaping potential of each decision (or none)
+
+
+class LayoutPotential:
+    """Shaping potential of a decision: minus Greedy's estimate of the acting seat's own
+    layout score, / 10 (the ``score`` reward's unit), from the observation tokens alone.
+
+    The estimate is :func:`agents.heuristics.layout_estimate`: face-up cards scored by
+    R18-R20, each face-down card at the mean points of the unseen cards. Lookup tables are
+    built from :mod:`gnome_env.scoring`'s own functions, so the rules stay in one place;
+    ``tests/test_ppo.py`` compares it with the heuristic on real positions.
+    """
+
+    def __init__(self, rules: RulesConfig) -> None:
+        from agents.heuristics import DEFAULT_MEAN
+        from gnome_env.cards import HAZARD, LINES
+        from gnome_env.encoding import FACE_DOWN, FIRST_KIND, ObservationEncoder
+        from gnome_env.scoring import card_points, line_value
+
+        enc = ObservationEncoder(rules)
+        kinds = list(rules.deck.kinds)
+        codes = [None] * FIRST_KIND + kinds  # category -> card code (None: none/face down)
+        cats = len(codes)
+        self.layout = enc.token_slices["layouts"].start  # the acting seat's 9 come first
+        self.unseen = enc.token_slices["unseen"]
+        self.face_down = FACE_DOWN
+        self.lines = LINES
+        self.default_mean = DEFAULT_MEAN
+        self.line_table = np.zeros((cats, cats, cats), dtype=np.float64)
+        for a in range(FIRST_KIND, cats):
+            for b in range(FIRST_KIND, cats):
+                for c in range(FIRST_KIND, cats):
+                    self.line_table[a, b, c] = line_value(codes[a], codes[b], codes[c])
+        self.points = np.array([0.0 if c is None else card_points(c) for c in codes])
+        self.positive = np.array([c is not None and 0 < c < HAZARD for c in codes])
+        self.kind_points = np.array([card_points(c) for c in kinds], dtype=np.float64)
+
+    def estimate(self, tokens: np.ndarray) -> np.ndarray:
+        """Greedy's layout-score estimate of the acting seat, ``[N]`` float64."""
+        cat = tokens[:, self.layout : self.layout + 9].astype(np.intp)
+        values = np.stack(
+            [self.line_table[cat[:, a], cat[:, b], cat[:, c]] for a, b, c in self.lines], 1
+        )
+        in_line = np.zeros(cat.shape, dtype=bool)
+        for k, line in enumerate(self.lines):
+            in_line[:, list(line)] |= (values[:, k] != 0)[:, None]
+        up = np.where(self.positive[cat] & in_line, 0.0, self.points[cat]).sum(1)
+        unseen = tokens[:, self.unseen].astype(np.float64)
+        total = unseen.sum(1)
+        mean = np.where(
+            total > 0, unseen @ self.kind_points / np.maximum(total, 1), self.default_mean
+        )
+        return -values.sum(1) + up + (cat == self.face_down).sum(1) * mean
+
+    def __call__(self, tokens: np.ndarray) -> np.ndarray:
+        """The potential ``-estimate / 10``, ``[N]`` float32."""
+        return (-self.estimate(tokens) / 10.0).astype(np.float32)
 
 
 def advantages(ro: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -313,17 +372,22 @@ def advantages(ro: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.nd
     seat's next decision, that decision's value and advantage. A game that ended resets
     its slot's chains (terminal: next value 0). A chain's last decision has no next value
     yet: it is marked invalid and contributes only its value to the decision before it.
+    With ``ro.potentials`` each reward gets the potential-based shaping term
+    ``gamma * phi(next decision) - phi(this decision)`` (``phi`` = 0 after the game's end),
+    which leaves the optimal policy unchanged (Ng, Harada and Russell, 1999).
     """
     b = ro.rewards.shape[1]
     acc = np.zeros((b, MAX_PLAYERS), dtype=np.float64)
     next_value = np.zeros((b, MAX_PLAYERS), dtype=np.float64)
     next_adv = np.zeros((b, MAX_PLAYERS), dtype=np.float64)
     known = np.zeros((b, MAX_PLAYERS), dtype=bool)  # the next value is known (or terminal)
+    next_phi = np.zeros((b, MAX_PLAYERS), dtype=np.float64)
     adv = np.zeros(len(ro.actions), dtype=np.float64)
     valid = np.zeros(len(ro.actions), dtype=bool)
     for t in range(ro.rewards.shape[0] - 1, -1, -1):
         ended = ro.done[t]
         acc[ended] = 0.0
+        next_phi[ended] = 0.0
         next_value[ended] = 0.0
         next_adv[ended] = 0.0
         known[ended] = True
@@ -333,6 +397,10 @@ def advantages(ro: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.nd
         v = ro.values[i].astype(np.float64)
         ok = known[s, p]
         delta = acc[s, p] + gamma * next_value[s, p] - v
+        if ro.potentials is not None:
+            phi = ro.potentials[i].astype(np.float64)
+            delta = delta + gamma * next_phi[s, p] - phi
+            next_phi[s, p] = phi
         a = np.where(ok, delta + gamma * lam * next_adv[s, p], 0.0)
         adv[i], valid[i] = a, ok
         next_value[s, p] = v
@@ -350,6 +418,7 @@ class SelfPlay:
     ) -> None:
         self.cfg = cfg
         self.rules = rules
+        self.potential = LayoutPotential(rules)
         self.device = device
         self.rng = np.random.default_rng([cfg.seed, 1])
         self.gen = torch.Generator().manual_seed(cfg.seed * 7919 + 17)
@@ -448,8 +517,9 @@ class SelfPlay:
                 return np.concatenate(parts[key]).astype(dtype, copy=False)
             return np.zeros((0, width) if width else 0, dtype=dtype)
 
+        tokens = cat("tok", np.int16, vec.num_tokens)
         return Rollout(
-            tokens=cat("tok", np.int16, vec.num_tokens),
+            tokens=tokens,
             masks=cat("msk", bool, 33),
             actions=cat("act", np.int64),
             log_probs=cat("lp", np.float32),
@@ -459,6 +529,7 @@ class SelfPlay:
             step_start=np.array(step_start, dtype=np.int64),
             rewards=rewards,
             done=done,
+            potentials=None if not cfg.shaping else cfg.shaping * self.potential(tokens),
         )
 
     def _count_bot_games(self, ended: np.ndarray, info: dict[str, np.ndarray]) -> None:
