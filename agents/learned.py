@@ -187,6 +187,9 @@ def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; a checkpoint is an ordinary file
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(payload, f)

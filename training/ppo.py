@@ -905,7 +905,7 @@ def plot_learning_curve(history: list[dict[str, Any]], path: Path) -> None:
             ys = [h["eval"][bot][str(n)]["win_rate"] for h in evals]
             ax.plot(steps, ys, marker="o", label=f"{n} seats")
             ax.axhline(1 / n, color=ax.lines[-1].get_color(), linestyle=":", linewidth=0.8)
-        ax.set_title(f"greedy policy vs n-1 {bot} (dotted: 1/n)")
+        ax.set_title(f"policy (most likely action) vs n-1 {bot} (dotted: 1/n)")
         ax.set_xlabel("decisions played (all seats)")
         ax.set_ylabel("arena win rate")
         ax.set_ylim(0, 1)
