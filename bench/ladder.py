@@ -23,8 +23,9 @@ from agents.arena import ladder_lineup, run_arena
 
 def pair_file(out: Path, strong: str, weak: str, n: int) -> Path:
     """Where the arena JSON of one ladder rung goes."""
+
     def short(spec: str) -> str:  # a checkpoint spec names its file, not its whole path
-        name, sep, arg = spec.partition(":")
+        name, _, arg = spec.partition(":")
         return f"{name}-{Path(arg).parent.name or Path(arg).stem}" if "/" in arg else spec
 
     safe = f"{short(strong)}_vs_{short(weak)}_{n}p".replace(":", "-")
