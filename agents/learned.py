@@ -41,9 +41,9 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -182,17 +182,19 @@ def checkpoint_header(network: PolicyNetwork) -> dict[str, Any]:
     }
 
 
-def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
-    """``torch.save`` ``payload`` to ``path`` atomically (temp file, fsync, rename)."""
+def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Call ``write(binary file)`` on a temporary file next to ``path``, fsync it, then move
+    it into place with ``os.replace``: a reader never sees half a file, and a failed
+    ``write`` leaves the previous file as it was (and no temporary file behind)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; a checkpoint is an ordinary file
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; the result is an ordinary file
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -210,6 +212,11 @@ def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
     finally:
         os.close(dir_fd)
     return path
+
+
+def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
+    """``torch.save`` ``payload`` to ``path`` atomically (:func:`atomic_write`)."""
+    return atomic_write(path, lambda f: torch.save(payload, f))
 
 
 def read_checkpoint(path: str | Path, rules: RulesConfig | None = None) -> dict[str, Any]:

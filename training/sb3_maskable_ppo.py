@@ -41,9 +41,7 @@ what was given and what is allowed).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -257,27 +255,15 @@ def train(config: SB3Config) -> Any:
 
 
 # ---------------------------------------------------------------------- 4. saving
-def _write_atomically(path: Path, write: Callable[[Any], None]) -> None:
-    """Call ``write(binary file)`` on a temp file next to ``path``, then move it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save(model: Any, config: SB3Config) -> Path:
     """Write ``model.zip`` and ``config.yaml`` into ``output_dir``; the model's path."""
+    from agents.learned import atomic_write
+
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     model_path = out / MODEL_FILE
-    _write_atomically(model_path, model.save)  # sb3 writes the zip to an open file as well
-    _write_atomically(out / CONFIG_FILE, lambda h: h.write(to_yaml(config).encode("utf-8")))
+    atomic_write(model_path, model.save)  # sb3 writes the zip to an open file as well
+    atomic_write(out / CONFIG_FILE, lambda h: h.write(to_yaml(config).encode("utf-8")))
     return model_path
 
 
