@@ -1090,7 +1090,7 @@ def train(
         bar.set_postfix_str(
             f"sps={figures['charts/samples_per_s']:.0f} ent={figures.get('losses/entropy', 0):.2f}"
             f" kl={figures.get('losses/approx_kl', 0):.3f}"
-            + (f" winx n[{last_eval}]" if last_eval else ""),
+            + (f" win_rate*n[{last_eval}]" if last_eval else ""),
             refresh=False,
         )
         bar.update(1)
