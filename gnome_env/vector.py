@@ -320,19 +320,16 @@ class VectorGame:
                 f"the saved games were built with {state['layout']}, this VectorGame with "
                 f"{self._layout()}: build it with the same arguments"
             )
+        expected = {  # (shape, dtype); _tokens and _seats are None before reset
+            name: (getattr(self, name).shape, getattr(self, name).dtype)
+            for name in self._STATE_ARRAYS[:-2]
+        }
+        expected["_tokens"] = ((self.batch_size, self.num_tokens), np.dtype(np.int16))
+        expected["_seats"] = ((self.batch_size,), np.dtype(np.int8))
         arrays = {}
-        for name in self._STATE_ARRAYS:
-            mine = getattr(self, name)
-            want = (mine.shape, mine.dtype) if mine is not None else None
+        for name, (shape, dtype) in expected.items():
             value = np.asarray(state.get(name[1:]))
-            if name in ("_tokens", "_seats"):
-                expected = (
-                    ((self.batch_size, self.num_tokens), np.dtype(np.int16))
-                    if name == "_tokens"
-                    else ((self.batch_size,), np.dtype(np.int8))
-                )
-                want = expected
-            if want is None or value.shape != want[0] or value.dtype != want[1]:
+            if value.shape != shape or value.dtype != dtype:
                 raise ValueError(f"saved array {name[1:]!r} has the wrong shape or dtype")
             arrays[name] = value.copy()
         for name, value in arrays.items():

@@ -284,6 +284,21 @@ class SeatControllers:
             self.learner_seat[b] = seat
 
 
+def policy_actions(
+    policy: Any, tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig, vec: VectorGame
+) -> np.ndarray:
+    """One action per row from a bot or any policy, given the rows' tokens and masks.
+
+    Bots decide from :meth:`SeatView.from_tokens` (no float round trip); any other policy
+    (e.g. a ``ppo:PATH`` agent) acts on the float observations ``vec.expand`` gives.
+    """
+    if isinstance(policy, BotAgent):
+        views = (SeatView.from_tokens(t, m, rules) for t, m in zip(tokens, masks, strict=True))
+        return np.array([policy.decide(view) for view in views], dtype=np.int64)
+    obs = vec.expand(tokens)
+    return np.array([policy.act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
+
+
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per row of a bool mask ``[R, 33]``."""
     pick = (rng.random(mask.shape[0]) * np.count_nonzero(mask, axis=1)).astype(np.int64)
@@ -439,13 +454,19 @@ class SelfPlay:
         self.bot_games = np.zeros((len(cfg.bot_opponents), MAX_PLAYERS + 1))
         self.bot_wins = np.zeros((len(cfg.bot_opponents), MAX_PLAYERS + 1))
 
+    @staticmethod
+    def _frozen(net: PolicyNetwork) -> PolicyNetwork:
+        """A copy of ``net`` in eval mode that no gradient reaches."""
+        snap = copy.deepcopy(net).eval()
+        for p in snap.parameters():
+            p.requires_grad_(False)
+        return snap
+
     def add_snapshot(self, net: PolicyNetwork) -> None:
         """Freeze a copy of ``net`` into the pool (replacing the oldest when full)."""
         if self.cfg.pool_size == 0:
             return
-        snap = copy.deepcopy(net).eval()
-        for p in snap.parameters():
-            p.requires_grad_(False)
+        snap = self._frozen(net)
         if len(self.pool) < self.cfg.pool_size:
             self.pool.append(snap)
         else:
@@ -496,14 +517,9 @@ class SelfPlay:
                 if bot is None:  # "random": the same distribution as RandomAgent, vectorized
                     actions[rows] = random_legal(self.mask[rows], self.rng)
                     continue
-                if isinstance(bot, BotAgent):  # decide from the tokens: no float round trip
-                    for row in rows.tolist():
-                        view = SeatView.from_tokens(self.tokens[row], self.mask[row], self.rules)
-                        actions[row] = bot.decide(view)
-                else:  # any other policy (e.g. a ppo:PATH opponent) acts on the floats
-                    obs = vec.expand(self.tokens[rows])
-                    for r, row in enumerate(rows.tolist()):
-                        actions[row] = bot.act(obs[r], self.mask[row])
+                actions[rows] = policy_actions(
+                    bot, self.tokens[rows], self.mask[rows], self.rules, vec
+                )
             res = vec.step(actions)
             rewards[t], done[t] = res.rewards, res.done
             self.tokens, self.mask, self.seat = res.tokens, res.mask, res.seat
@@ -576,10 +592,8 @@ class SelfPlay:
         self.controllers.learner_seat[:] = state["learner_seat"].numpy()
         self.pool = []
         for sd in state["pool"]:
-            snap = copy.deepcopy(net).eval()
+            snap = self._frozen(net)
             snap.load_state_dict(sd)
-            for p in snap.parameters():
-                p.requires_grad_(False)
             self.pool.append(snap)
         self.pool_next = int(state["pool_next"])
         self.rng.bit_generator.state = state["rng"]
@@ -614,13 +628,7 @@ def teacher_chunk(
     rewards = np.zeros((steps, b, MAX_PLAYERS), dtype=np.float32)
     done = np.zeros((steps, b), dtype=bool)
     for t in range(steps):
-        if isinstance(teacher, BotAgent):
-            actions = np.array(
-                [teacher.decide(SeatView.from_tokens(tokens[i], mask[i], rules)) for i in range(b)]
-            )
-        else:
-            obs = vec.expand(tokens)
-            actions = np.array([teacher.act(obs[i], mask[i]) for i in range(b)])
+        actions = policy_actions(teacher, tokens, mask, rules, vec)
         for key, val in (("tok", tokens), ("msk", mask), ("act", actions), ("s", seat)):
             keep[key].append(val)
         res = vec.step(actions)
@@ -929,6 +937,18 @@ def _stringify(results: dict[str, dict[int, dict[str, float]]]) -> dict[str, Any
     return {bot: {str(n): r for n, r in per_n.items()} for bot, per_n in results.items()}
 
 
+def load_init_policy(cfg: PPOConfig, rules: RulesConfig) -> PolicyNetwork:
+    """The network in ``cfg.init_policy``; ValueError/ConfigError if it does not fit."""
+    where = f"init_policy {cfg.init_policy!r}"
+    start = network_from_checkpoint(read_checkpoint(cfg.init_policy, rules), where)
+    if start.hidden != list(cfg.hidden):
+        raise ConfigError(
+            f"{where} has hidden layers {start.hidden}; the config says hidden="
+            f"{list(cfg.hidden)}: set hidden to {start.hidden}"
+        )
+    return start
+
+
 def train(
     cfg: PPOConfig, resume_from: dict[str, Any] | None = None, stop_after: int | None = None
 ) -> dict[str, Any]:
@@ -974,14 +994,7 @@ def train(
                     writer.add_scalar(key, value, step)
 
     if resume_from is None and cfg.init_policy is not None:
-        where = f"init_policy {cfg.init_policy!r}"
-        start = network_from_checkpoint(read_checkpoint(cfg.init_policy, rules), where)
-        if start.hidden != list(cfg.hidden):
-            raise ConfigError(
-                f"{where} has hidden layers {start.hidden}; the config says hidden="
-                f"{list(cfg.hidden)}: set hidden to {start.hidden}"
-            )
-        net.load_state_dict(start.state_dict())
+        net.load_state_dict(load_init_policy(cfg, rules).state_dict())
         print(f"starting from the weights in {cfg.init_policy}", file=sys.stderr)
     if resume_from is None and cfg.pretrain_teacher is not None:
         print(
@@ -1202,13 +1215,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
-                where = f"init_policy {cfg.init_policy!r}"
-                start = network_from_checkpoint(read_checkpoint(cfg.init_policy), where)
-                if start.hidden != list(cfg.hidden):
-                    raise ConfigError(
-                        f"{where} has hidden layers {start.hidden}; the config says "
-                        f"hidden={list(cfg.hidden)}: set hidden to {start.hidden}"
-                    )
+                load_init_policy(cfg, RulesConfig())
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         parser.exit(2, f"gnome train: error: {err}\n")
     train(cfg, data)
