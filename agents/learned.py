@@ -50,6 +50,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from agents.features import NUM_INPUTS, LayoutFeatures
 from gnome_env import __version__ as ENV_PACKAGE_VERSION
 from gnome_env.actions import NUM_ACTIONS
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
@@ -59,6 +60,9 @@ CHECKPOINT_FORMAT = "gnome_env-policy"
 CHECKPOINT_VERSION = 1
 ENV_NAME = "gnoming_a_round_v0"
 MASKED_LOGIT = -1e9
+#: Initial weight of an action's Greedy estimate change in its logit (per point, negated:
+#: an action that lowers the estimate by 1 point starts e times likelier).
+BIAS_INIT = 1.0
 POLICY_MODES = ("greedy", "sample")
 
 
@@ -94,7 +98,12 @@ def sample_masked(
 class PolicyNetwork(nn.Module):
     """Policy and value heads over the observation (float32 or tokens); see the module docs."""
 
-    def __init__(self, rules: RulesConfig | None = None, hidden: Sequence[int] = (256, 256)):
+    def __init__(
+        self,
+        rules: RulesConfig | None = None,
+        hidden: Sequence[int] = (256, 256),
+        features: bool = False,
+    ):
         super().__init__()
         rules = rules if rules is not None else RulesConfig()
         hidden = [int(h) for h in hidden]
@@ -111,6 +120,14 @@ class PolicyNetwork(nn.Module):
         self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(hidden))
         self.policy_head = nn.Linear(hidden[-1], NUM_ACTIONS)
         self.value_head = nn.Linear(hidden[-1], 1)
+        # Optional Greedy-arithmetic features (agents.features): extra first-layer inputs,
+        # and each action's estimate change added to its logit with a learned weight.
+        self.features = bool(features)
+        self.featurizer = LayoutFeatures(rules) if self.features else None
+        if self.features:
+            self.feature_in = nn.Parameter(torch.zeros(NUM_INPUTS, hidden[0]))
+            self.bias_weight = nn.Parameter(torch.full((NUM_ACTIONS,), -BIAS_INIT))
+        self._encoder = enc
         # Token layout: which token selects which row of `first` (categorical) or scales one.
         self.register_buffer("cat_tok", torch.as_tensor(enc._cat_tok, dtype=torch.long), False)
         self.register_buffer("cat_off", torch.as_tensor(enc._cat_off, dtype=torch.long), False)
@@ -140,30 +157,57 @@ class PolicyNetwork(nn.Module):
         nn.init.zeros_(self.policy_head.bias)
         nn.init.orthogonal_(self.value_head.weight, 1.0, generator=generator)
         nn.init.zeros_(self.value_head.bias)
+        if self.features:
+            nn.init.orthogonal_(self.feature_in.data.T, root2, generator=generator)
+            nn.init.constant_(self.bias_weight, -BIAS_INIT)
 
-    def _heads(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def feature_arrays(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The :class:`~agents.features.LayoutFeatures` of int tokens ``[B, T]`` (numpy)."""
+        assert self.featurizer is not None
+        return self.featurizer(tokens)
+
+    def _heads(
+        self, h: torch.Tensor, tokens: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        bias = None
+        if self.features:
+            assert tokens is not None
+            b, x = self.feature_arrays(tokens.detach().cpu().numpy())
+            device = h.device
+            bias = torch.from_numpy(b).to(device)
+            h = h + torch.from_numpy(x).to(device) @ self.feature_in
         h = F.relu(h + self.first_bias)
         for layer in self.trunk:
             h = F.relu(layer(h))
-        return self.policy_head(h), self.value_head(h).squeeze(-1)
+        logits = self.policy_head(h)
+        if bias is not None:
+            logits = logits + bias * self.bias_weight
+        return logits, self.value_head(h).squeeze(-1)
 
     def forward(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits ``[B, 33]``, value ``[B]``) from float observations ``[B, 1401]``."""
-        return self._heads(observation @ self.first)
+        tokens = None
+        if self.features:  # the features read tokens: decode the one-hot blocks back
+            tokens = torch.from_numpy(self._encoder.decode(observation.detach().cpu().numpy()))
+        return self._heads(observation @ self.first, tokens)
 
     def forward_tokens(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits, value) from int16 tokens ``[B, 119]``; equals ``forward(expand(tokens))``."""
+        raw = tokens
         tokens = tokens.long()
         rows = tokens[:, self.cat_tok] + self.cat_off
         h = F.embedding_bag(rows, self.first, mode="sum")
         players = tokens[:, self.present_tok].sum(1)
         counts = tokens[:, self.sc_tok].float() * self.sc_scale[players]
         h = h + counts @ self.first[self.sc_row]
-        return self._heads(h)
+        return self._heads(h, raw)
 
     def describe(self) -> dict[str, Any]:
         """Constructor arguments, for checkpoints."""
-        return {"hidden": list(self.hidden)}
+        out: dict[str, Any] = {"hidden": list(self.hidden)}
+        if self.features:  # absent in checkpoints of networks without them
+            out["features"] = True
+        return out
 
 
 # ---------------------------------------------------------------------- checkpoint files
@@ -304,6 +348,7 @@ def _numpy_layers(net: PolicyNetwork) -> tuple[Any, ...]:
         arr(net.first_bias),
         [(arr(layer.weight).T.copy(), arr(layer.bias)) for layer in net.trunk],
         (arr(net.policy_head.weight).T.copy(), arr(net.policy_head.bias)),
+        (arr(net.feature_in), arr(net.bias_weight)) if net.features else None,
     )
 
 
@@ -371,12 +416,19 @@ class PolicyAgent:
             )
         # One observation: numpy on the ~100 non-zero entries is ~10x faster than a torch
         # call and never waits for torch's thread pool (tests compare it with forward()).
-        first, first_bias, trunk, (pw, pb) = self._layers
+        first, first_bias, trunk, (pw, pb), feat = self._layers
         nz = np.flatnonzero(obs)
-        h = np.maximum(obs[nz] @ first[nz] + first_bias, 0.0)
+        h = obs[nz] @ first[nz] + first_bias
+        bias = 0.0
+        if feat is not None:
+            tokens = self.network._encoder.decode(obs[None])
+            action_bias, inputs = self.network.feature_arrays(tokens)
+            h = h + inputs[0] @ feat[0]
+            bias = action_bias[0] * feat[1]
+        h = np.maximum(h, 0.0)
         for w, b in trunk:
             h = np.maximum(h @ w + b, 0.0)
-        logits = np.where(legal, h @ pw + pb, -np.inf)
+        logits = np.where(legal, h @ pw + pb + bias, -np.inf)
         z = np.exp(logits - logits.max())
         return (z / z.sum()).astype(np.float32)
 

@@ -28,8 +28,8 @@ from gnome_env.cards import DeckSpec  # noqa: E402
 from gnome_env.vector import VectorGame  # noqa: E402
 
 
-def _network(seed: int = 0, hidden=(32, 16)) -> PolicyNetwork:
-    net = PolicyNetwork(RulesConfig(), hidden)
+def _network(seed: int = 0, hidden=(32, 16), features: bool = False) -> PolicyNetwork:
+    net = PolicyNetwork(RulesConfig(), hidden, features=features)
     net.reset_parameters(torch.Generator().manual_seed(seed))
     return net
 
@@ -93,14 +93,33 @@ def test_masked_entropy_counts_legal_actions_only():
 
 
 # ---------------------------------------------------------------------- the network
-def test_token_path_equals_float_path_on_real_observations():
+@pytest.mark.parametrize("features", [False, True])
+def test_token_path_equals_float_path_on_real_observations(features):
     tokens, _, obs = _played_decisions()
-    net = _network(hidden=(64, 32))
+    net = _network(hidden=(64, 32), features=features)
     with torch.no_grad():
         a_logits, a_value = net(torch.from_numpy(obs))
         b_logits, b_value = net.forward_tokens(torch.from_numpy(tokens))
     assert torch.allclose(a_logits, b_logits, atol=1e-4)
     assert torch.allclose(a_value, b_value, atol=1e-4)
+
+
+def test_feature_network_adds_each_actions_estimate_change_to_its_logit():
+    """With features=True, raising the learned weight of the Greedy bias by 1 moves every
+    logit by exactly that action's estimate change (agents.features)."""
+    from agents.features import LayoutFeatures
+
+    tokens, _, _ = _played_decisions(batch=16, steps=30)
+    net = _network(features=True)
+    t = torch.from_numpy(tokens)
+    with torch.no_grad():
+        before, value_before = net.forward_tokens(t)
+        net.bias_weight += 1.0
+        after, value_after = net.forward_tokens(t)
+    bias, _ = LayoutFeatures(RulesConfig())(tokens)
+    assert np.abs(bias).max() > 1  # real positions have real estimate changes
+    assert torch.allclose(after - before, torch.from_numpy(bias), atol=1e-4)
+    assert torch.equal(value_before, value_after)
 
 
 def test_network_init_depends_only_on_its_generator():
@@ -118,9 +137,10 @@ def test_bad_hidden_sizes_are_rejected():
 
 
 # ---------------------------------------------------------------------- the agent
-def test_greedy_agent_plays_the_most_likely_legal_action():
+@pytest.mark.parametrize("features", [False, True])
+def test_greedy_agent_plays_the_most_likely_legal_action(features):
     _, masks, obs = _played_decisions(batch=32, steps=25)
-    net = _network()
+    net = _network(features=features)
     agent = PolicyAgent(net, mode="greedy")
     with torch.no_grad():
         logits, _ = net(torch.from_numpy(obs))
@@ -155,10 +175,12 @@ def test_agent_rejects_bad_input():
 
 
 # ---------------------------------------------------------------------- checkpoint files
-def test_checkpoint_roundtrip_through_ppo_spec_plays_legal_arena_games(tmp_path):
-    net = _network(7)
+@pytest.mark.parametrize("features", [False, True])
+def test_checkpoint_roundtrip_through_ppo_spec_plays_legal_arena_games(tmp_path, features):
+    net = _network(7, features=features)
     path = write_checkpoint(checkpoint_header(net), tmp_path / "policy.pt")
     agent = PolicyAgent.load(path)
+    assert agent.network.features is features
     for (name, x), (_, y) in zip(
         net.state_dict().items(), agent.network.state_dict().items(), strict=True
     ):

@@ -293,6 +293,14 @@ def test_init_policy_starts_from_given_weights_and_bad_ones_are_refused(tmp_path
     with pytest.raises(SystemExit):
         main(["--config", str(ROOT / "configs/quickstart.yaml"), "--init_policy", "nope.pt"])
     assert "does not exist" in capsys.readouterr().err
+    # a network with the Greedy features cannot start a run without them (and vice versa)
+    with_features = PolicyNetwork(hidden=[32, 32], features=True)
+    path = write_checkpoint(checkpoint_header(with_features), tmp_path / "features.pt")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(ROOT / "configs/quickstart.yaml"), "--hidden", "[32, 32]",
+              "--features", "false", "--init_policy", str(path)])  # fmt: skip
+    assert exit_info.value.code == 2
+    assert "has features=True; the config says features=False" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------- reward shaping

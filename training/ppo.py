@@ -141,6 +141,12 @@ class PPOConfig:
     target_kl: float | None = _f(None, "stop an update's epochs early above this approx KL")
     norm_adv: bool = _f(True, "normalise advantages per minibatch")
     hidden: list[int] = _f([256, 256], "hidden layer sizes of the network")
+    features: bool = _f(
+        False,
+        "give the network Greedy's layout arithmetic (agents.features): every action's "
+        "change of the layout estimate, added to its logit with a learned weight, and the "
+        "estimates as inputs",
+    )
     # evaluation, logging, checkpoints
     eval_interval: int = _f(50, "updates between arena evaluations (0: only at the end)")
     eval_games: int = _f(60, "arena games per seat count and bot at each evaluation")
@@ -329,51 +335,21 @@ class LayoutPotential:
     layout score, / 10 (the ``score`` reward's unit), from the observation tokens alone.
 
     The estimate is :func:`agents.heuristics.layout_estimate`: face-up cards scored by
-    R18-R20, each face-down card at the mean points of the unseen cards. Lookup tables are
-    built from :mod:`gnome_env.scoring`'s own functions, so the rules stay in one place;
-    ``tests/test_ppo.py`` compares it with the heuristic on real positions.
+    R18-R20, each face-down card at the mean points of the unseen cards -- the arithmetic of
+    :class:`agents.features.LayoutFeatures` without Greedy's pair bonus. ``tests/test_ppo.py``
+    compares it with the heuristic on real positions.
     """
 
     def __init__(self, rules: RulesConfig) -> None:
-        from agents.heuristics import DEFAULT_MEAN
-        from gnome_env.cards import HAZARD, LINES
-        from gnome_env.encoding import FACE_DOWN, FIRST_KIND, ObservationEncoder
-        from gnome_env.scoring import card_points, line_value
+        from agents.features import LayoutFeatures
 
-        enc = ObservationEncoder(rules)
-        kinds = list(rules.deck.kinds)
-        codes = [None] * FIRST_KIND + kinds  # category -> card code (None: none/face down)
-        cats = len(codes)
-        self.layout = enc.token_slices["layouts"].start  # the acting seat's 9 come first
-        self.unseen = enc.token_slices["unseen"]
-        self.face_down = FACE_DOWN
-        self.lines = LINES
-        self.default_mean = DEFAULT_MEAN
-        self.line_table = np.zeros((cats, cats, cats), dtype=np.float64)
-        for a in range(FIRST_KIND, cats):
-            for b in range(FIRST_KIND, cats):
-                for c in range(FIRST_KIND, cats):
-                    self.line_table[a, b, c] = line_value(codes[a], codes[b], codes[c])
-        self.points = np.array([0.0 if c is None else card_points(c) for c in codes])
-        self.positive = np.array([c is not None and 0 < c < HAZARD for c in codes])
-        self.kind_points = np.array([card_points(c) for c in kinds], dtype=np.float64)
+        self.features = LayoutFeatures(rules, pair_bonus=0.0)
 
     def estimate(self, tokens: np.ndarray) -> np.ndarray:
         """Greedy's layout-score estimate of the acting seat, ``[N]`` float64."""
-        cat = tokens[:, self.layout : self.layout + 9].astype(np.intp)
-        values = np.stack(
-            [self.line_table[cat[:, a], cat[:, b], cat[:, c]] for a, b, c in self.lines], 1
-        )
-        in_line = np.zeros(cat.shape, dtype=bool)
-        for k, line in enumerate(self.lines):
-            in_line[:, list(line)] |= (values[:, k] != 0)[:, None]
-        up = np.where(self.positive[cat] & in_line, 0.0, self.points[cat]).sum(1)
-        unseen = tokens[:, self.unseen].astype(np.float64)
-        total = unseen.sum(1)
-        mean = np.where(
-            total > 0, unseen @ self.kind_points / np.maximum(total, 1), self.default_mean
-        )
-        return -values.sum(1) + up + (cat == self.face_down).sum(1) * mean
+        f = self.features
+        own = tokens[:, f.layouts : f.layouts + 9].astype(np.intp)
+        return f.estimate(own, f.mean_unseen(tokens))
 
     def __call__(self, tokens: np.ndarray) -> np.ndarray:
         """The potential ``-estimate / 10``, ``[N]`` float32."""
@@ -946,6 +922,11 @@ def load_init_policy(cfg: PPOConfig, rules: RulesConfig) -> PolicyNetwork:
             f"{where} has hidden layers {start.hidden}; the config says hidden="
             f"{list(cfg.hidden)}: set hidden to {start.hidden}"
         )
+    if start.features != cfg.features:
+        raise ConfigError(
+            f"{where} has features={start.features}; the config says features="
+            f"{cfg.features}: set features to {start.features}"
+        )
     return start
 
 
@@ -965,7 +946,7 @@ def train(
     rules = RulesConfig()
     (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
 
-    net = PolicyNetwork(rules, cfg.hidden)
+    net = PolicyNetwork(rules, cfg.hidden, features=cfg.features)
     net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
     net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)

@@ -1,0 +1,150 @@
+"""Greedy's layout arithmetic as network features, computed from observation tokens.
+
+A network reading the raw observation has to discover the line structure of R18-R20 from
+one-hot card categories, which takes many millions of games. :class:`LayoutFeatures` hands
+it the arithmetic the Greedy bot does instead -- a deterministic function of the acting
+seat's observation tokens, so a policy that uses it still sees only what the seat may know:
+
+* ``estimate``: :func:`agents.greedy.greedy_value` of a layout, batched: face-up cards
+  scored by R18-R20, every face-down card at the mean points of the unseen cards, minus
+  ``PAIR_BONUS`` per line two-thirds built;
+* ``__call__(tokens)`` gives, per observation,
+
+  - ``action_bias [N, 33]``: the change of the acting seat's estimate that each action
+    brings *right now* (the quantity Greedy minimises): ``place@q`` and ``bounce@q`` put
+    the card in hand at ``q``; ``take_a``/``take_b`` place that pile's top at its best
+    position (among those R12 allows); every other action is 0;
+  - ``inputs [N, NUM_INPUTS]`` (divided by 10, the ``score`` reward's unit): the 27 changes
+    of putting the hand card, top A or top B at each position, the estimate of every seat's
+    layout (seen from the observer, absent seats 0) and the mean unseen card.
+
+Lookup tables are built from :mod:`gnome_env.scoring` and :mod:`agents.greedy` themselves,
+so the rules live in one place; ``tests/test_features.py`` compares every figure with
+Greedy's own functions on positions from real games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.greedy import PAIR_BONUS
+from agents.heuristics import DEFAULT_MEAN
+from gnome_env import actions as A
+from gnome_env.cards import HAZARD, LINES, MULLIGAN
+from gnome_env.config import MAX_PLAYERS, RulesConfig
+from gnome_env.encoding import FACE_DOWN, FIRST_KIND, NONE, ObservationEncoder
+from gnome_env.scoring import card_points, line_value
+
+UNIT = 10.0  # features are divided by this (the ``score`` reward's unit)
+CARDS = ("hand", "pile_a", "pile_b")  # the three cards whose placements are scored
+NUM_INPUTS = len(CARDS) * 9 + MAX_PLAYERS + 1
+
+
+def _pair_bonus_lines(codes: list[int | None]) -> int:
+    """1 if the line counts as two-thirds built for :func:`agents.greedy.greedy_value`."""
+    value = 0
+    fillers = 0
+    for code in codes:
+        if code is None or code < 0 or code == HAZARD:
+            continue
+        if code == MULLIGAN:
+            fillers += 1
+        elif not value or code == value:
+            value = code
+            fillers += 1
+    return int(bool(value) and fillers == 2)
+
+
+class LayoutFeatures:
+    """Batched Greedy layout estimates and per-action changes from observation tokens."""
+
+    def __init__(self, rules: RulesConfig, pair_bonus: float | None = None) -> None:
+        """``pair_bonus``: what a two-thirds-built line is worth (default Greedy's own
+        ``PAIR_BONUS``; 0 gives the plain :func:`agents.heuristics.layout_estimate`)."""
+        if pair_bonus is None:
+            pair_bonus = PAIR_BONUS
+        enc = ObservationEncoder(rules)
+        kinds = list(rules.deck.kinds)
+        codes: list[int | None] = [None] * FIRST_KIND + kinds  # category -> code
+        cats = len(codes)
+        ts = enc.token_slices
+        self.num_categories = cats
+        self.layouts = ts["layouts"].start  # MAX_PLAYERS x 9, the observer's seat first
+        self.hand = ts["hand"].start
+        self.tops = ts["pile_tops"].start
+        self.unseen = ts["unseen"]
+        # line[a, b, c]: what the line adds to the estimate (-v when it matches, minus the
+        # pair bonus when two-thirds built); face-down and empty places never match.
+        self.line = np.zeros((cats, cats, cats), dtype=np.float64)
+        self.matches = np.zeros((cats, cats, cats), dtype=bool)
+        for a in range(cats):
+            for b in range(cats):
+                for c in range(cats):
+                    trio = [codes[a], codes[b], codes[c]]
+                    if None not in trio:
+                        v = line_value(*trio)  # type: ignore[arg-type]
+                        if v:
+                            self.line[a, b, c] = -v
+                            self.matches[a, b, c] = True
+                            continue
+                    self.line[a, b, c] = -pair_bonus * _pair_bonus_lines(trio)
+        self.points = np.array([0.0 if c is None else card_points(c) for c in codes])
+        self.positive = np.array([c is not None and 0 < c < HAZARD for c in codes])
+        self.kind_points = np.array([card_points(c) for c in kinds], dtype=np.float64)
+        self.line_index = np.array(LINES, dtype=np.intp)  # [6, 3]
+        self.mulligan = FIRST_KIND + kinds.index(MULLIGAN) if MULLIGAN in kinds else -1
+
+    # ------------------------------------------------------------------ estimates
+    def mean_unseen(self, tokens: np.ndarray) -> np.ndarray:
+        """Mean points of an unseen card per observation ``[N]`` (the face-down estimate)."""
+        unseen = tokens[:, self.unseen].astype(np.float64)
+        total = unseen.sum(1)
+        return np.where(total > 0, unseen @ self.kind_points / np.maximum(total, 1), DEFAULT_MEAN)
+
+    def estimate(self, cat: np.ndarray, mean: np.ndarray) -> np.ndarray:
+        """Greedy's estimate of layouts given as categories ``[..., 9]``; ``mean`` broadcasts
+        against the leading dimensions. An all-empty layout (absent seat) is 0."""
+        trios = cat[..., self.line_index]  # [..., 6, 3]
+        lines = self.line[trios[..., 0], trios[..., 1], trios[..., 2]]
+        match = self.matches[trios[..., 0], trios[..., 1], trios[..., 2]]  # [..., 6]
+        in_line = np.zeros(cat.shape, dtype=bool)
+        for k, line in enumerate(LINES):
+            in_line[..., list(line)] |= match[..., k : k + 1]
+        up = np.where(self.positive[cat] & in_line, 0.0, self.points[cat]).sum(-1)
+        return lines.sum(-1) + up + (cat == FACE_DOWN).sum(-1) * mean
+
+    # ------------------------------------------------------------------ features
+    def __call__(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(action_bias [N, 33], inputs [N, NUM_INPUTS])``, float32, from tokens ``[N, T]``."""
+        tokens = np.asarray(tokens)
+        if tokens.ndim != 2:
+            raise ValueError(f"tokens must be [N, T], got shape {tokens.shape}")
+        n = tokens.shape[0]
+        layouts = tokens[:, self.layouts : self.layouts + 9 * MAX_PLAYERS].astype(np.intp)
+        layouts = layouts.reshape(n, MAX_PLAYERS, 9)
+        mean = self.mean_unseen(tokens)
+        seats = self.estimate(layouts, mean[:, None])  # [N, 7]
+        own = layouts[:, 0]  # [N, 9]
+        cards = np.stack(
+            [tokens[:, self.hand], tokens[:, self.tops], tokens[:, self.tops + 1]], 1
+        ).astype(np.intp)  # [N, 3]
+        # every (card, position) placement: [N, 3, 9 (position), 9 (layout)]
+        trial = np.broadcast_to(own[:, None, None, :], (n, 3, 9, 9)).copy()
+        q = np.arange(9)
+        trial[:, :, q, q] = cards[:, :, None]
+        change = self.estimate(trial, mean[:, None, None]) - seats[:, :1, None]  # [N, 3, 9]
+        change = np.where(cards[:, :, None] == NONE, 0.0, change)
+        bias = np.zeros((n, A.NUM_ACTIONS), dtype=np.float32)
+        bias[:, A.PLACE : A.PLACE + 9] = change[:, 0]
+        bias[:, A.BOUNCE : A.BOUNCE + 9] = change[:, 0]
+        # a pile top is judged at its best position R12 allows (mulligan_positions)
+        shown = own == self.mulligan  # [N, 9]
+        count = shown.sum(1, keepdims=True)
+        allowed = (count == 0) | ((count == 1) & shown)  # where a mulligan may go
+        allowed = allowed[:, None, :] | (cards[:, 1:, None] != self.mulligan)  # [N, 2, 9]
+        best = np.where(allowed, change[:, 1:], np.inf).min(2)
+        best = np.where(np.isfinite(best), best, 0.0)
+        bias[:, A.TAKE_A] = best[:, 0]
+        bias[:, A.TAKE_B] = best[:, 1]
+        inputs = np.concatenate([change.reshape(n, 27), seats, mean[:, None]], 1) / UNIT
+        return bias, inputs.astype(np.float32)

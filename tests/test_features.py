@@ -1,0 +1,100 @@
+"""agents.features: Greedy's layout arithmetic from tokens, checked against Greedy itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.features import NUM_INPUTS, UNIT, LayoutFeatures
+from agents.greedy import GreedyAgent, greedy_value
+from agents.heuristics import CardStats, placeable, placed
+from gnome_env import actions as A
+from gnome_env.config import RulesConfig
+from gnome_env.engine import Phase
+from gnome_env.information import SeatView
+from gnome_env.vector import VectorGame
+
+
+def _positions(steps: int = 250, batch: int = 48, seed: int = 3):
+    """(tokens, masks) of the deciding seats along random games of 3, 5 and 7 players."""
+    rules = RulesConfig()
+    vec = VectorGame(rules, batch, num_players=[3, 5, 7])
+    tokens, masks, *_ = vec.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        yield rules, tokens, masks
+        tokens, masks, *_ = vec.step(vec.sample_actions(rng))
+
+
+def test_every_estimate_and_change_equals_greedys_own_arithmetic():
+    feats = LayoutFeatures(RulesConfig())
+    checked = {"seat": 0, "place": 0, "take": 0, "bounce": 0, "line": 0}
+    for rules, tokens, masks in _positions():
+        bias, inputs = feats(tokens)
+        assert bias.shape == (len(tokens), A.NUM_ACTIONS) and inputs.shape[1] == NUM_INPUTS
+        for b in range(0, len(tokens), 7):
+            view = SeatView.from_tokens(tokens[b], masks[b], rules)
+            stats = CardStats(view.unseen)
+            n = len(view.layouts)
+            for rel in range(n):
+                layout = view.layouts[(view.seat + rel) % n]
+                want = greedy_value(layout, stats)
+                assert inputs[b, 27 + rel] * UNIT == pytest.approx(want, abs=1e-4)
+                checked["seat"] += 1
+            assert inputs[b, 27 + n :][:-1].tolist() == [0.0] * (7 - n)  # absent seats
+            own = view.layouts[view.seat]
+            base = greedy_value(own, stats)
+            for q in range(9):
+                if view.hand is not None and placeable(own, view.hand, q):
+                    change = greedy_value(placed(own, q, view.hand), stats) - base
+                    assert bias[b, A.PLACE + q] == pytest.approx(change, abs=1e-4)
+                    assert bias[b, A.BOUNCE + q] == pytest.approx(change, abs=1e-4)
+                    checked["bounce" if view.phase == Phase.DISPLACED else "place"] += 1
+                    checked["line"] += change < -5
+            for i, action in enumerate((A.TAKE_A, A.TAKE_B)):
+                top = view.pile_tops[i]
+                if view.phase != Phase.DRAW or top is None:
+                    continue
+                options = [
+                    greedy_value(placed(own, q, top), stats) - base
+                    for q in range(9)
+                    if placeable(own, top, q)
+                ]
+                want = min(options) if options else 0.0
+                assert bias[b, action] == pytest.approx(want, abs=1e-4)
+                checked["take"] += 1
+    assert min(checked.values()) > 50, checked  # every kind of figure was compared, often
+
+
+def test_actions_that_do_not_place_a_card_have_no_bias():
+    feats = LayoutFeatures(RulesConfig())
+    none = [A.DRAW, A.DISCARD_A, A.DISCARD_B, A.DECLINE, *range(A.FLIP, A.FLIP + 9)]
+    for _, tokens, _ in _positions(steps=40):
+        bias, _ = feats(tokens)
+        assert not bias[:, none].any()
+
+
+def test_the_lowest_bias_is_greedys_placement_when_greedy_places():
+    """In the place phase Greedy puts the card where the estimate drops most: that is the
+    legal place action with the lowest bias (ties excepted)."""
+    feats = LayoutFeatures(RulesConfig())
+    agreed = 0
+    for rules, tokens, masks in _positions(steps=150):
+        bias, _ = feats(tokens)
+        for b in range(len(tokens)):
+            view = SeatView.from_tokens(tokens[b], masks[b], rules)
+            if view.phase != Phase.PLACE:
+                continue
+            action = GreedyAgent(seed=0).decide(view)
+            if not A.PLACE <= action < A.PLACE + 9:
+                continue
+            places = [a for a in range(A.PLACE, A.PLACE + 9) if masks[b, a]]
+            best = min(bias[b, a] for a in places)
+            assert bias[b, action] == pytest.approx(best, abs=1e-4)
+            agreed += 1
+    assert agreed > 100
+
+
+def test_tokens_must_be_a_batch():
+    with pytest.raises(ValueError, match=r"\[N, T\]"):
+        LayoutFeatures(RulesConfig())(np.zeros(119, dtype=np.int16))
