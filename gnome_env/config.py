@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from gnome_env.cards import LAYOUT_SIZE, DeckSpec
 
@@ -25,6 +27,28 @@ def _check_int(name: str, value: object, low: int, high: int | None, extra: str 
         raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
     if high is not None and value > high:
         raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
+
+
+def seat_counts(num_players: object, name: str = "num_players") -> tuple[int, ...]:
+    """The seat counts a ``num_players`` argument allows: an int (one choice) or a non-empty
+    sequence of them, each in ``MIN_PLAYERS..MAX_PLAYERS``; anything else is a ``ValueError``."""
+    allowed = f"an integer in {MIN_PLAYERS}..{MAX_PLAYERS} or a non-empty sequence of them"
+    if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
+        values: list[object] = [num_players]
+    elif isinstance(num_players, Sequence) and not isinstance(num_players, (str, bytes)):
+        values = list(num_players)
+        if not values:
+            raise ValueError(f"{name}=[] is not allowed: must be {allowed}")
+    else:
+        raise ValueError(f"{name}={num_players!r} is not allowed: must be {allowed}")
+    for n in values:
+        if (
+            isinstance(n, (bool, np.bool_))
+            or not isinstance(n, (int, np.integer))
+            or not MIN_PLAYERS <= n <= MAX_PLAYERS
+        ):
+            raise ValueError(f"{name}={num_players!r} is not allowed: must be {allowed}")
+    return tuple(int(n) for n in values)  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)

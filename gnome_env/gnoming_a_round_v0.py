@@ -3,7 +3,7 @@
 =====================  ==========================================================
 Import                 ``from gnome_env import gnoming_a_round_v0``
 Actions                Discrete(33)
-Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` (3..7)
+Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` (3..7, or drawn)
 Parallel API           no (turn-based, ``is_parallelizable=False``)
 Observation shape      ``observation``: (1401,) float32, ``action_mask``: (33,) int8
 Observation values     ``observation`` in [0, 1] except ``totals`` (see below)
@@ -18,11 +18,23 @@ TerminateIllegalWrapper(raw_env, -1)))``), implemented natively because those ge
 wrappers cost more than a whole game step here. ``raw_env(**kw)`` has no such checks: an
 illegal action raises ``ValueError`` and leaves the state unchanged.
 
-Keyword arguments: ``num_players`` (3..7, default 4), ``reward_mode`` (``"win"``,
+Keyword arguments: ``num_players`` (3..7, default 4, or a list of seat counts -- see
+below), ``reward_mode`` (``"win"``,
 ``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``) and every
 field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
 ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
 ``deck``). A bad value raises ``ValueError`` naming it.
+
+Seat count drawn per game
+-------------------------
+``num_players=[3, 4, 5, 6, 7]`` (any non-empty list of counts in 3..7) makes every
+``reset`` draw the game's seat count from the list, uniformly, with the env's seeded
+generator (right after the game seed, so a seed fixes both). ``possible_agents``, the
+observation, action and state spaces are those of the largest count and never change --
+what libraries that build their spaces once (RLlib) need to train one policy for every seat
+count. After a reset, ``agents`` is ``player_0 .. player_{n-1}``, ``env.config`` is the
+game's rules, and observing an agent that is not in the game raises ``ValueError``.
+Observations are the same size for every count (seats are padded to 7).
 
 Action space
 ------------
@@ -111,6 +123,7 @@ Version history
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -119,7 +132,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from gnome_env import actions as A
-from gnome_env.config import RulesConfig
+from gnome_env.config import RulesConfig, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
@@ -194,20 +207,26 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 4,
+        num_players: int | Sequence[int] = 4,
         reward_mode: str = "win",
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
         super().__init__()
-        self.config = make_config(num_players, **rules)
+        # One seat count, or a list of them: each reset then draws one (see the docstring).
+        self.seat_counts = seat_counts(num_players)
+        self.configs = {n: make_config(n, **rules) for n in sorted(set(self.seat_counts))}
+        self._encoders = {
+            n: (ObservationEncoder(c), ObservationEncoder(c, reveal=True))
+            for n, c in self.configs.items()
+        }
+        n = max(self.configs)
+        self.config = self.configs[n]  # the current game's rules (set again by reset)
         self.reward_mode = check_reward_mode(reward_mode)
         self.render_mode = check_render_mode(render_mode)
-        n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        self.encoder = ObservationEncoder(self.config)
-        self.state_encoder = ObservationEncoder(self.config, reveal=True)
+        self.encoder, self.state_encoder = self._encoders[n]
         low, high = self.encoder.bounds()
         obs_space = gymnasium.spaces.Dict(
             {
@@ -234,6 +253,7 @@ class raw_env(AECEnv):
         # mirror out of play until the next reset.
         self._use_mirror = _kernels_compiled()
         self._mirror = None
+        self._mirrors: dict[int, Any] = {}  # one GameMirror per seat count, made when needed
         self._live = False
         self._game: Game | None = None
         self._game_seed = 0
@@ -298,10 +318,14 @@ class raw_env(AECEnv):
         elif self._seeder is None:
             self._seeder = np.random.default_rng()
         game_seed = int(self._seeder.integers(2**63 - 1))
+        if len(self.seat_counts) > 1:  # drawn after the game seed: one count, as before
+            n = self.seat_counts[int(self._seeder.integers(len(self.seat_counts)))]
+            self.config = self.configs[n]
+            self.encoder, self.state_encoder = self._encoders[n]
         self._pending = []
         self._game_shown = False
         if self._use_mirror:
-            mirror = self._mirror  # (re)built for this env's config and reward mode
+            mirror = self._mirrors.get(self.config.num_players)  # for this config and mode
             stale = mirror is None or mirror.config is not self.config
             if stale or mirror.reward_mode != self.reward_mode:
                 from gnome_env import vector
@@ -311,8 +335,10 @@ class raw_env(AECEnv):
                     vector.MIRROR_GAME_OVER,
                     vector.MIRROR_ILLEGAL,
                 )
-                self._mirror = vector.GameMirror(self.config, self.reward_mode)
-            seat = self._mirror.reset(game_seed)
+                mirror = vector.GameMirror(self.config, self.reward_mode)
+                self._mirrors[self.config.num_players] = mirror
+            self._mirror = mirror
+            seat = mirror.reset(game_seed)
             self._game = None  # Game(config, game_seed), made when needed
             self._game_seed = game_seed
             self._live = True
@@ -322,7 +348,7 @@ class raw_env(AECEnv):
             self._game = Game(self.config, game_seed)
             self._stop_mirror()
             seat = self._game.current_seat
-        self.agents = list(self.possible_agents)
+        self.agents = self.possible_agents[: self.config.num_players]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -338,6 +364,11 @@ class raw_env(AECEnv):
             mirror = self._mirror  # the acting agent: its decision is in the buffers
             return {"observation": mirror.obs.copy(), "action_mask": mirror.mask.copy()}
         seat = self._seat[agent]
+        if seat >= self.config.num_players:
+            raise ValueError(
+                f"{agent} is not in this game: it has {self.config.num_players} players "
+                f"({self.possible_agents[0]}..{self.possible_agents[self.config.num_players - 1]})"
+            )
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if self._live:  # another agent, or the game is over
             return {"observation": self._mirror.observe(seat), "action_mask": mask}
@@ -413,7 +444,7 @@ class raw_env(AECEnv):
         self.infos[agent] = {}
         rewards = mirror.rewards.tolist()
         self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
-        info = mirror.round_info(self.possible_agents)
+        info = mirror.round_info(self.agents)
         for a in self.agents:
             self.infos[a] = dict(info)
         if code == MIRROR_GAME_OVER:
@@ -422,7 +453,7 @@ class raw_env(AECEnv):
             self.truncations = dict.fromkeys(self.agents, truncated)
         self._accumulate_rewards()
         if code == MIRROR_GAME_OVER:
-            seat = (self._seat[agent] + 1) % len(self.possible_agents)
+            seat = (self._seat[agent] + 1) % len(self.agents)
             self.agent_selection = self.possible_agents[seat]
             self._obs_agent = None
         else:
@@ -441,7 +472,7 @@ class raw_env(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)
         else:
             self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
-            info = round_info(game, self.possible_agents)
+            info = round_info(game, self.agents)
             for a in self.agents:
                 self.infos[a] = dict(info)
             if game.is_over:

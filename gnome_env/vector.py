@@ -112,7 +112,7 @@ import numpy as np
 from gnome_env import _vector_kernels as K
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
-from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
+from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
@@ -180,17 +180,7 @@ class VectorGame:
         self.reward_mode = check_reward_mode(reward_mode)
         if num_players is None:
             num_players = config.num_players
-        if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
-            choices = (_check_players("num_players", num_players),)
-        elif isinstance(num_players, Sequence) and not isinstance(num_players, str):
-            if not num_players:
-                raise ValueError("num_players must not be an empty sequence")
-            choices = tuple(_check_players("num_players", n) for n in num_players)
-        else:
-            raise ValueError(
-                f"num_players={num_players!r} is not allowed: must be an integer in "
-                f"{MIN_PLAYERS}..{MAX_PLAYERS} or a sequence of them"
-            )
+        choices = seat_counts(num_players)
         self.choices = choices
         slot_players = None
         if players_per_slot is not None:

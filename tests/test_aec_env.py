@@ -48,6 +48,55 @@ def test_pettingzoo_api_and_seed_tests(num_players, mode):
     )
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_pettingzoo_api_and_seed_tests_with_a_seat_count_drawn_per_reset(mode):
+    seats = [3, 4, 5, 6, 7]
+    api_test(gnoming_a_round_v0.env(num_players=seats, reward_mode=mode), num_cycles=200)
+    seed_test(lambda: gnoming_a_round_v0.env(num_players=seats, reward_mode=mode), 200)
+
+
+def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_agents():
+    """num_players=[...]: possible_agents and the spaces are those of the largest count;
+    every reset draws a count from its seed (so the same seeds give the same counts) and
+    only the first n players act, are rewarded and are reported in the infos."""
+    env = gnoming_a_round_v0.env(num_players=[3, 5, 7], reward_mode="score")
+    assert env.possible_agents == [f"player_{i}" for i in range(7)]
+    space = gnoming_a_round_v0.env(num_players=3).observation_space("player_0")
+    assert env.observation_space("player_6") == space
+    drawn = []
+    for seed in range(30):
+        env.reset(seed=seed)
+        n = env.config.num_players
+        drawn.append(n)
+        players = [f"player_{i}" for i in range(n)]
+        assert env.agents == players and env.num_agents == n
+        rng = random.Random(seed)
+        acted = set()
+        for agent in env.agent_iter():
+            acted.add(agent)
+            _, _, term, trunc, info = env.last()
+            if "round_scores" in info:
+                assert list(info["round_scores"]) == players
+            env.step(random_action(env, rng))
+        assert acted == set(players)
+        assert env.game.num_players == n
+    assert set(drawn) == {3, 5, 7}
+    again = gnoming_a_round_v0.env(num_players=[3, 5, 7], reward_mode="score")
+    for seed, n in enumerate(drawn):
+        again.reset(seed=seed)
+        assert again.config.num_players == n
+
+
+def test_seat_count_list_refuses_to_observe_an_agent_not_in_the_game():
+    env = gnoming_a_round_v0.env(num_players=[3, 7])
+    for seed in range(20):
+        env.reset(seed=seed)
+        if env.config.num_players == 3:
+            break
+    with pytest.raises(ValueError, match="player_5 is not in this game: it has 3 players"):
+        env.observe("player_5")
+
+
 @pytest.mark.parametrize("num_players", [3, 7])
 def test_pettingzoo_api_test_on_raw_env(num_players):
     api_test(gnoming_a_round_v0.raw_env(num_players=num_players), num_cycles=200)
@@ -354,6 +403,9 @@ def test_checked_env_full_game_matches_standard_stack_step_by_step():
     [
         ({"num_players": 8}, "num_players=8"),
         ({"num_players": 2}, "num_players=2"),
+        ({"num_players": []}, "num_players=\\[\\] is not allowed"),
+        ({"num_players": [3, 9]}, "num_players=\\[3, 9\\] is not allowed"),
+        ({"num_players": "3"}, "num_players='3' is not allowed"),
         ({"reward_mode": "points"}, "reward_mode='points'"),
         ({"render_mode": "rgb_array"}, "render_mode='rgb_array'"),
         ({"rounds": 0}, "rounds=0"),
@@ -416,7 +468,7 @@ def full_snapshot(env):
         return head
     every = tuple(
         (env.observe(a)["observation"].tobytes(), env.observe(a)["action_mask"].tobytes())
-        for a in env.possible_agents
+        for a in env.possible_agents[: env.config.num_players]
     )
     return head, every
 
@@ -457,7 +509,7 @@ def mirror_pair(make=gnoming_a_round_v0.raw_env, **kwargs):
     return fast, slow
 
 
-@pytest.mark.parametrize("num_players", [3, 5, 7])
+@pytest.mark.parametrize("num_players", [3, 5, 7, [3, 6, 7]])
 @pytest.mark.parametrize("variant", range(len(FAST_VARIANTS)))
 def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players, variant):
     """With numba, raw_env plays the game on a kernel copy (gnome_env.vector.GameMirror) and
