@@ -11,7 +11,8 @@ How a run is built (see docs/arena.md for the full story):
 * **Pure work units.** :func:`play_deal` plays the rotations of one deal and is a pure
   function of its arguments (specs, seat count, rules as a plain dict, two seeds), so a
   deal can run in any process or on any machine; :func:`run_arena` spreads deals over
-  joblib workers and gets the same results for every ``workers``.
+  joblib workers -- local processes (loky), a Ray cluster or a Dask cluster -- and gets
+  the same results for every ``workers`` and backend.
 * **Metrics** per entry: win rate (mean win share, a shared win among ``k`` winners gives
   each ``1/k``) with a 95% confidence interval (normal approximation over per-deal means,
   :func:`normal_ci`), mean round score, mean total, mean rank (1 = best, ties share the
@@ -420,6 +421,55 @@ def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dic
     return RulesConfig.from_dict({**values, "num_players": n}).to_dict()
 
 
+BACKENDS = ("loky", "ray", "dask")
+
+
+def _parallel(backend: str, workers: int, address: str | None) -> Any:
+    """A joblib ``Parallel`` (results in task order) on the chosen backend.
+
+    * ``loky``: ``workers`` local processes (``address`` must be None);
+    * ``ray``: Ray's joblib backend; connects with ``ray.init(address=address)`` unless Ray
+      is already initialised (``None``: a local Ray, or the cluster ``RAY_ADDRESS`` names;
+      ``"auto"``: the cluster this machine belongs to);
+    * ``dask``: dask.distributed's joblib backend, on the current ``Client`` or one made for
+      ``address`` (a scheduler address; ``None``: a local cluster of ``workers`` processes).
+    """
+    from joblib import Parallel
+
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
+    if backend == "loky":
+        if address is not None:
+            raise ValueError("address is only for backend='ray' or 'dask'")
+        return Parallel(n_jobs=workers, backend="loky", return_as="generator")
+    if backend == "ray":
+        try:
+            import ray
+            from ray.util.joblib import register_ray
+        except ImportError:
+            raise ValueError(
+                "backend='ray' needs Ray: pip install -e '.[rllib]' (or ray>=2.9)"
+            ) from None
+        if not ray.is_initialized():
+            ray.init(address=address, log_to_driver=False)
+        register_ray()
+        return Parallel(n_jobs=workers, backend="ray", return_as="generator")
+    try:
+        from dask.distributed import Client, LocalCluster, get_client
+    except ImportError:
+        raise ValueError(
+            "backend='dask' needs dask.distributed: pip install -e '.[dask]'"
+        ) from None
+    if address is not None:
+        Client(address)
+    else:
+        try:
+            get_client()
+        except ValueError:  # no client yet: a local cluster, closed at interpreter exit
+            Client(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True))
+    return Parallel(n_jobs=workers, backend="dask", return_as="generator")
+
+
 def run_arena(
     lineup: Sequence[LineupEntry],
     num_players: int,
@@ -428,15 +478,21 @@ def run_arena(
     workers: int = 1,
     rules: RulesConfig | Mapping[str, object] | None = None,
     progress: bool = True,
+    backend: str = "loky",
+    address: str | None = None,
 ) -> ArenaResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) of ``lineup``.
 
     ``lineup`` has one entry per seat: spec strings (``"random"``) or factories
     ``factory(seed, config) -> agent``. Deals are seeded from ``seed`` (:func:`deal_seeds`)
-    and played by :func:`play_deal` on ``workers`` joblib (loky) processes; the result is
-    the same for every ``workers``. ``rules`` (a RulesConfig or mapping) sets the rule
-    options. A progress bar goes to stderr unless ``progress`` is False.
+    and played by :func:`play_deal` on ``workers`` joblib workers of ``backend``
+    (``"loky"``: local processes; ``"ray"`` or ``"dask"``: a cluster at ``address``, see
+    :func:`_parallel`); the result is the same for every ``workers`` and backend. ``rules``
+    (a RulesConfig or mapping) sets the rule options. A progress bar goes to stderr unless
+    ``progress`` is False.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
     _check_players(num_players)
     n = num_players
     if isinstance(lineup, str) or not isinstance(lineup, Sequence):
@@ -462,7 +518,7 @@ def run_arena(
             )
     names = entry_names(lineup)
     deals = -(-int(games) // n)
-    from joblib import Parallel, delayed
+    from joblib import delayed
     from tqdm import tqdm
 
     tasks = (
@@ -472,7 +528,7 @@ def run_arena(
     with tqdm(
         total=deals * n, unit="game", desc="arena", file=sys.stderr, disable=not progress
     ) as bar:
-        parallel = Parallel(n_jobs=int(workers), backend="loky", return_as="generator")
+        parallel = _parallel(backend, int(workers), address)
         for d, deal_records in enumerate(parallel(tasks)):  # generator keeps deal order
             for rec in deal_records:
                 records.append({"deal": d, **rec})
@@ -486,6 +542,7 @@ def run_arena(
         "deals": deals,
         "seed": int(seed),
         "workers": int(workers),
+        "backend": backend,
         "rules": rules_dict,
         "ci_method": CI_METHOD,
         "rating_model": RATING_MODEL,

@@ -46,6 +46,8 @@ def _play(args: argparse.Namespace) -> int:
         parser.error(f"argument --seat: {args.seat} is not a seat of {n} players: use 0..{n - 1}")
     if args.seed < 0:
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    if args.address is not None and args.backend == "loky":
+        parser.error("argument --address: only with --backend ray or --backend dask")
     specs = [s.strip() for s in args.opponents.split(",")]
     if len(specs) not in (1, n - 1):
         parser.error(
@@ -89,6 +91,8 @@ def _eval(args: argparse.Namespace) -> int:
         parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
     if args.seed < 0:
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    if args.address is not None and args.backend == "loky":
+        parser.error("argument --address: only with --backend ray or --backend dask")
     try:
         rules = RulesConfig(num_players=n, max_turns_per_round=args.max_turns, rounds=args.rounds)
     except ValueError as err:
@@ -99,15 +103,22 @@ def _eval(args: argparse.Namespace) -> int:
             make_agent(spec, 0, rules)
         except ValueError as err:
             parser.error(f"argument --lineup: {err}")
-    result = run_arena(
-        lineup,
-        n,
-        args.games,
-        seed=args.seed,
-        workers=args.workers,
-        rules=rules,
-        progress=not args.no_progress,
-    )
+    try:
+        result = run_arena(
+            lineup,
+            n,
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            rules=rules,
+            progress=not args.no_progress,
+            backend=args.backend,
+            address=args.address,
+        )
+    except ValueError as err:
+        if "needs" not in str(err):  # a missing backend package: say what to install
+            raise
+        parser.error(f"argument --backend: {err}")
     print(result.table())
     if args.json:
         result.to_json(args.json)
@@ -198,6 +209,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
     ev.add_argument(
         "--workers", type=int, default=1, help="parallel worker processes, >= 1 (default 1)"
+    )
+    ev.add_argument(
+        "--backend",
+        default="loky",
+        choices=["loky", "ray", "dask"],
+        help="where the deals run (joblib backends): loky = local processes (default); ray = a "
+        "Ray cluster (pip install -e '.[rllib]'); dask = a Dask cluster "
+        "(pip install -e '.[dask]'). Every backend gives the same results for the same seed",
+    )
+    ev.add_argument(
+        "--address",
+        default=None,
+        help="cluster to join: for ray, a Ray address ('auto': the cluster this machine "
+        "belongs to; default: RAY_ADDRESS or a local Ray); for dask, a scheduler address "
+        "(default: a local cluster of --workers processes)",
     )
     ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
     ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
