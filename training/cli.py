@@ -46,8 +46,6 @@ def _play(args: argparse.Namespace) -> int:
         parser.error(f"argument --seat: {args.seat} is not a seat of {n} players: use 0..{n - 1}")
     if args.seed < 0:
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
-    if args.address is not None and args.backend == "loky":
-        parser.error("argument --address: only with --backend ray or --backend dask")
     specs = [s.strip() for s in args.opponents.split(",")]
     if len(specs) not in (1, n - 1):
         parser.error(
