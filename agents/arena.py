@@ -424,8 +424,9 @@ def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dic
 BACKENDS = ("loky", "ray", "dask")
 
 
-def _parallel(backend: str, workers: int, address: str | None) -> Any:
-    """A joblib ``Parallel`` (results in task order) on the chosen backend.
+def _parallel(backend: str, workers: int, address: str | None) -> Callable[[Any], Any]:
+    """A function that runs joblib tasks on the chosen backend and returns their results in
+    task order (an iterator for loky, so the progress bar moves; a list for the clusters).
 
     * ``loky``: ``workers`` local processes (``address`` must be None);
     * ``ray``: Ray's joblib backend; connects with ``ray.init(address=address)`` unless Ray
@@ -434,7 +435,7 @@ def _parallel(backend: str, workers: int, address: str | None) -> Any:
     * ``dask``: dask.distributed's joblib backend, on the current ``Client`` or one made for
       ``address`` (a scheduler address; ``None``: a local cluster of ``workers`` processes).
     """
-    from joblib import Parallel
+    from joblib import Parallel, parallel_config
 
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
@@ -447,27 +448,32 @@ def _parallel(backend: str, workers: int, address: str | None) -> Any:
             import ray
             from ray.util.joblib import register_ray
         except ImportError:
-            raise ValueError(
-                "backend='ray' needs Ray: pip install -e '.[rllib]' (or ray>=2.9)"
-            ) from None
+            raise ValueError("backend='ray' needs Ray: pip install -e '.[rllib]'") from None
         if not ray.is_initialized():
             ray.init(address=address, log_to_driver=False)
         register_ray()
-        return Parallel(n_jobs=workers, backend="ray", return_as="generator")
-    try:
-        from dask.distributed import Client, LocalCluster, get_client
-    except ImportError:
-        raise ValueError(
-            "backend='dask' needs dask.distributed: pip install -e '.[dask]'"
-        ) from None
-    if address is not None:
-        Client(address)
     else:
         try:
-            get_client()
-        except ValueError:  # no client yet: a local cluster, closed at interpreter exit
+            from dask.distributed import Client, LocalCluster, get_client
+        except ImportError:
+            raise ValueError(
+                "backend='dask' needs dask.distributed: pip install -e '.[dask]'"
+            ) from None
+        try:
+            current = get_client()
+        except ValueError:
+            current = None
+        if address is not None:
+            if current is None or current.scheduler.address != address:
+                Client(address)  # becomes the current client
+        elif current is None:  # a local cluster, closed at interpreter exit
             Client(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True))
-    return Parallel(n_jobs=workers, backend="dask", return_as="generator")
+
+    def run(tasks: Any) -> list[Any]:
+        with parallel_config(backend=backend, n_jobs=workers):
+            return Parallel(return_as="list")(tasks)
+
+    return run
 
 
 def run_arena(

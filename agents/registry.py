@@ -65,6 +65,17 @@ def _sb3(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
     return SB3Agent.load(argument, seed=seed, config=config)
 
 
+def _rllib(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+    """``rllib:PATH``: a module trained by training/rllib_ppo.py (agents.rllib_agent)."""
+    if not argument:
+        raise ValueError("agent spec 'rllib' needs a checkpoint path: rllib:PATH")
+    try:
+        from agents.rllib_agent import RLlibAgent
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    return RLlibAgent.load(argument, config=config)
+
+
 #: spec name -> factory(argument or None, seed, rules config or None)
 AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Policy]] = {
     "random": _no_argument("random", lambda seed, config: RandomAgent(seed)),
@@ -74,6 +85,7 @@ AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Polic
     "ppo": _learned("ppo", "greedy"),
     "ppo-sample": _learned("ppo-sample", "sample"),
     "sb3": _sb3,
+    "rllib": _rllib,
 }
 
 
@@ -88,8 +100,9 @@ def make_agent(spec: str, seed: int, config: RulesConfig | None = None) -> Polic
     Specs: ``random``, ``greedy``, ``expert``, ``search``, ``search:64`` (rollouts),
     ``search:50ms`` (time budget), ``ppo:PATH`` (a learned policy checkpoint, most likely
     action), ``ppo-sample:PATH`` (the same, sampling its distribution), ``sb3:PATH`` (a saved
-    sb3-contrib MaskablePPO model). Learned policies need torch. Bots need the rules;
-    ``None`` means the default rules.
+    sb3-contrib MaskablePPO model), ``rllib:PATH`` (an RLlib checkpoint of
+    training/rllib_ppo.py; needs the ``rllib`` extra). Learned policies need torch. Bots
+    need the rules; ``None`` means the default rules.
 
     An unknown spec raises ``ValueError`` listing the known specs.
     """
