@@ -1,11 +1,14 @@
 """PPO end-to-end throughput: learner samples/s and decisions/s of training/ppo.py.
 
-    python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1] [--json PATH]
+    python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1]
+                              [--features config|on|off|both] [--json PATH]
 
 Runs ``--updates`` PPO iterations (rollout on the vector engine + update) of
 configs/full.yaml's settings with evaluation, TensorBoard and final arena off, in a
 temporary directory, and prints decisions/s (every seat's decisions), samples/s (learner
-decisions that are trained on), and the split between rollout and update. As a reference
+decisions that are trained on), and the split between rollout and update. ``--features
+both`` runs it twice, without and with the Greedy features (agents.features), and prints
+their ratio. As a reference
 measured in the same run it also times the vector engine alone (random legal actions
 drawn with numpy) at the same batch size. Figures depend on the machine's load: compare
 ratios within a run.
@@ -48,10 +51,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates", type=int, default=20, help="PPO iterations (default 20)")
     parser.add_argument("--num-envs", type=int, default=256, help="games at once (default 256)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument(
+        "--features",
+        default="config",
+        choices=["config", "on", "off", "both"],
+        help="Greedy features as in configs/full.yaml (default), on, off, or both in turn",
+    )
     parser.add_argument("--json", default=None, metavar="PATH")
     args = parser.parse_args(argv)
     if args.updates < 1 or args.num_envs < 1 or args.threads < 1:
         parser.error("--updates, --num-envs and --threads must be >= 1")
+    settings = {"config": [None], "on": [True], "off": [False], "both": [False, True]}
+    runs = [measure(args, features) for features in settings[args.features]]
+    if len(runs) == 2:
+        ratio = runs[1]["decisions_per_s"] / runs[0]["decisions_per_s"]
+        print(f"with features / without: {ratio:.2f} of the decisions/s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(runs, indent=1), encoding="utf-8")
+    return 0
+
+
+def measure(args: argparse.Namespace, features: bool | None) -> dict[str, float]:
+    """One PPO run of ``args.updates`` updates; prints and returns its figures."""
     import torch
 
     from training.config import build_config
@@ -71,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             progress=False,
             torch_threads=args.threads,
         )
+        if features is not None:
+            cfg = dataclasses.replace(cfg, features=features)
         start = time.perf_counter()
         summary = train(cfg)
         wall = time.perf_counter() - start
@@ -79,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         "updates": args.updates,
         "num_envs": args.num_envs,
         "torch_threads": args.threads,
+        "features": cfg.features,
         "decisions_per_s": summary["decisions_this_session"] / loop,
         "samples_per_s": summary["samples_this_session"] / loop,
         "rollout_share": summary["rollout_seconds"] / loop,
@@ -90,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"PPO end to end ({args.updates} updates, {args.num_envs} games, "
-        f"{args.threads} torch thread(s)):\n"
+        f"{args.threads} torch thread(s), features {'on' if cfg.features else 'off'}):\n"
         f"  {figures['decisions_per_s']:,.0f} decisions/s (all seats), "
         f"{figures['samples_per_s']:,.0f} learner samples/s; rollout "
         f"{figures['rollout_share']:.0%} of the loop, update {1 - figures['rollout_share']:.0%}\n"
@@ -98,9 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{figures['vector_engine_alone_decisions_per_s']:,.0f} decisions/s "
         f"(PPO runs at {figures['ppo_vs_engine']:.1%} of it)"
     )
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    return 0
+    return figures
 
 
 if __name__ == "__main__":

@@ -105,11 +105,14 @@ def test_ppo_speed_script_reports_consistent_figures(tmp_path):
     out = tmp_path / "ppo.json"
     proc = subprocess.run(
         [sys.executable, "bench/ppo_speed.py", "--updates", "2", "--num-envs", "16",
-         "--json", str(out)],
+         "--features", "both", "--json", str(out)],
         capture_output=True, text=True, cwd=root, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
-    figures = json.loads(out.read_text())
+    runs = json.loads(out.read_text())
+    assert [r["features"] for r in runs] == [False, True]
+    assert "with features / without:" in proc.stdout
+    figures = runs[1]
     assert figures["updates"] == 2 and figures["num_envs"] == 16
     assert 0 < figures["samples_per_s"] <= figures["decisions_per_s"]
     assert 0 < figures["rollout_share"] < 1
