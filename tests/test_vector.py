@@ -418,7 +418,7 @@ def test_step_before_reset_is_refused():
     [
         ({"num_players": 2}, "num_players=2"),
         ({"num_players": 8}, "num_players=8"),
-        ({"num_players": [3, 9]}, "num_players=9"),
+        ({"num_players": [3, 9]}, r"num_players=\[3, 9\] is not allowed"),
         ({"num_players": []}, "empty"),
         ({"num_players": "5"}, "num_players"),
         ({"num_players": True}, "num_players"),
