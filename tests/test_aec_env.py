@@ -74,7 +74,7 @@ def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_age
         acted = set()
         for agent in env.agent_iter():
             acted.add(agent)
-            _, _, term, trunc, info = env.last()
+            *_, info = env.last()
             if "round_scores" in info:
                 assert list(info["round_scores"]) == players
             env.step(random_action(env, rng))

@@ -24,6 +24,7 @@ from training.config import ConfigError, build_config  # noqa: E402
 from training.rllib_ppo import RLlibConfig, make_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "configs" / "rllib_ppo.yaml"
 
 
 def _module():
@@ -129,15 +130,11 @@ def test_two_iterations_train_and_the_checkpoint_plays_legal_arena_games(tmp_pat
     finishing means none was sampled; the checkpoint then plays full arena games, and a
     missing or foreign path is a clear error."""
     out = tmp_path / "run"
+    args = "--iterations 2 --train_batch_size 300 --minibatch_size 100 --num_epochs 1"
+    args += " --hidden [64] --num_players [3,7] --eval_games 6 --eval_opponents [random]"
+    command = [sys.executable, "-m", "training.rllib_ppo", "--config", str(CONFIG)]
     proc = subprocess.run(
-        [
-            sys.executable, "-m", "training.rllib_ppo",
-            "--config", str(ROOT / "configs" / "rllib_ppo.yaml"),
-            "--iterations", "2", "--train_batch_size", "300", "--minibatch_size", "100",
-            "--num_epochs", "1", "--hidden", "[64]", "--num_players", "[3, 7]",
-            "--eval_games", "6", "--eval_opponents", "[random]",
-            "--output_dir", str(out),
-        ],
+        [*command, *args.split(), "--output_dir", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -155,3 +152,29 @@ def test_two_iterations_train_and_the_checkpoint_plays_legal_arena_games(tmp_pat
         module_dir(tmp_path)
     with pytest.raises(ValueError, match="does not exist"):
         module_dir(tmp_path / "nope")
+
+
+def test_same_seed_gives_the_same_weights(tmp_path):
+    """Two runs of the command with the same config (sampling in the driver, one torch
+    thread) end with identical weights; the command fixes PYTHONHASHSEED itself."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    weights = []
+    for run in ("a", "b"):
+        args = "--iterations 1 --train_batch_size 200 --minibatch_size 100 --num_epochs 1"
+        args += f" --hidden [32] --eval_games 0 --output_dir {tmp_path / run}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "training.rllib_ppo", "--config", str(CONFIG), *args.split()],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        module = RLlibAgent.load(tmp_path / run / "checkpoint").module
+        weights.append({k: v.clone() for k, v in module.state_dict().items()})
+    assert weights[0].keys() == weights[1].keys()
+    for key, value in weights[0].items():
+        assert torch.equal(value, weights[1][key]), key

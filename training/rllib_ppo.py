@@ -37,15 +37,19 @@ The file reads top to bottom in the order a run happens:
 5. :func:`evaluate` -- arena games per seat count of the checkpoint against ``eval_opponents``.
 
 Seeding: ``seed`` goes to ``config.debugging(seed=...)``, which seeds the module
-initialisation and every env runner's env resets (RLlib adds the runner index); with
-``num_env_runners: 0`` (sampling in the driver) and one torch thread, a run is repeatable
-on one machine. Bad config values exit with status 2 and a message.
+initialisation and every env runner's env resets (RLlib adds the runner index). RLlib also
+iterates over sets of agent ids, whose order follows Python's hash randomisation, so the
+command re-runs itself with ``PYTHONHASHSEED=0`` when that variable is unset. Then, with
+``num_env_runners: 0`` (sampling in the driver) and one torch thread, two runs with the same
+config give the same weights (``tests/test_rllib.py`` checks it). Bad config values exit
+with status 2 and a message.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -330,6 +334,19 @@ def evaluate(cfg: RLlibConfig, checkpoint: Path) -> str:
 
 
 # ---------------------------------------------------------------------- the command
+def _fix_hash_seed() -> None:
+    """Re-run this command with ``PYTHONHASHSEED=0`` unless it is set already.
+
+    RLlib iterates over sets of agent ids in places, and the order of a set of strings
+    follows Python's per-process hash randomisation: without a fixed hash seed two runs
+    with the same ``seed`` batch the same data in another order and drift apart. The
+    variable must be set before the interpreter starts, hence the re-exec; the Ray
+    processes a local run starts inherit it (on a cluster, start Ray with it too)."""
+    if os.environ.get("PYTHONHASHSEED") is None:
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        os.execve(sys.executable, [sys.executable, "-m", "training.rllib_ppo", *sys.argv[1:]], env)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the config, train, checkpoint, evaluate; 0 on success, 2 for a bad config."""
     parser = argparse.ArgumentParser(
@@ -355,4 +372,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    _fix_hash_seed()
     sys.exit(main())
