@@ -32,7 +32,10 @@ def test_shipped_config_is_the_config_it_was_trained_with():
     saved = build_config(PPOConfig, POLICY_DIR / "config.yaml")
     summary = read_checkpoint(POLICY)["training_summary"]
     assert summary["config"]["seed"] == saved.seed
-    assert summary["config"]["hidden"] == saved.hidden == PolicyAgent.load(POLICY).network.hidden
+    network = PolicyAgent.load(POLICY).network
+    assert summary["config"]["hidden"] == saved.hidden == network.hidden
+    assert summary["config"]["features"] is saved.features is network.features is True
+    assert summary["config"]["total_steps"] == saved.total_steps
     assert saved.num_players == [3, 4, 5, 6, 7]
 
 
