@@ -186,6 +186,24 @@ def build_config(
     return from_mapping(cls, data, source)
 
 
+def config_from_command_line(
+    cls: type[C], prog: str, description: str, argv: list[str] | None = None
+) -> C | None:
+    """Parse ``--config FILE`` and ``--FIELD VALUE`` overrides into a validated ``cls``; on a
+    bad value print ``error: ...`` to stderr and return None (the caller exits with 2)."""
+    import sys
+
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--config", default=None, help="YAML file of config fields")
+    add_field_arguments(parser, cls)
+    args = parser.parse_args(argv)
+    try:
+        return build_config(cls, args.config, overrides_from_args(args))
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
+
+
 def to_dict(config: Any) -> dict[str, Any]:
     """A config dataclass as a plain dict (lists, not tuples), for YAML and checkpoints."""
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}

@@ -47,7 +47,6 @@ with status 2 and a message.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -59,13 +58,7 @@ from typing import Any
 from agents.rllib_agent import SHARED_POLICY, MaskedPPOTorchRLModule
 from gnome_env.config import seat_counts
 from gnome_env.rewards import REWARD_MODES
-from training.config import (
-    ConfigError,
-    add_field_arguments,
-    build_config,
-    overrides_from_args,
-    to_yaml,
-)
+from training.config import ConfigError, config_from_command_line, to_yaml
 
 ENV_NAME = "gnoming_a_round_v0"
 CHECKPOINT_DIR = "checkpoint"
@@ -349,17 +342,13 @@ def _fix_hash_seed() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the config, train, checkpoint, evaluate; 0 on success, 2 for a bad config."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.rllib_ppo",
-        description="Ray RLlib PPO with action masking: one shared policy for 3-7 seats.",
+    cfg = config_from_command_line(
+        RLlibConfig,
+        "python -m training.rllib_ppo",
+        "Ray RLlib PPO with action masking: one shared policy for 3-7 seats.",
+        argv,
     )
-    parser.add_argument("--config", default=None, help="YAML file of config fields")
-    add_field_arguments(parser, RLlibConfig)
-    args = parser.parse_args(argv)
-    try:
-        cfg = build_config(RLlibConfig, args.config, overrides_from_args(args))
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
+    if cfg is None:
         return 2
     print(to_yaml(cfg), end="", flush=True)
     start = time.perf_counter()

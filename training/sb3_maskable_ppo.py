@@ -40,7 +40,6 @@ what was given and what is allowed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Callable
@@ -52,13 +51,7 @@ import numpy as np
 
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
 from gnome_env.rewards import REWARD_MODES
-from training.config import (
-    ConfigError,
-    add_field_arguments,
-    build_config,
-    overrides_from_args,
-    to_yaml,
-)
+from training.config import ConfigError, config_from_command_line, to_yaml
 
 MODEL_FILE = "model.zip"
 CONFIG_FILE = "config.yaml"
@@ -312,17 +305,13 @@ def eval_table(rows: list[dict[str, Any]], opponents: list[str]) -> str:
 # ---------------------------------------------------------------------- the command
 def main(argv: list[str] | None = None) -> int:
     """Parse the config, train, save, evaluate; 0 on success, 2 for a bad config."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.sb3_maskable_ppo",
-        description="Train a MaskablePPO learner seat against fixed bots (sb3-contrib).",
+    config = config_from_command_line(
+        SB3Config,
+        "python -m training.sb3_maskable_ppo",
+        "Train a MaskablePPO learner seat against fixed bots (sb3-contrib).",
+        argv,
     )
-    parser.add_argument("--config", default=None, help="YAML file of config fields")
-    add_field_arguments(parser, SB3Config)
-    args = parser.parse_args(argv)
-    try:
-        config = build_config(SB3Config, args.config, overrides_from_args(args))
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
+    if config is None:
         return 2
 
     print(to_yaml(config), end="", flush=True)
