@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.greedy import PAIR_BONUS
+from agents.greedy import PAIR_BONUS, two_thirds_built
 from agents.heuristics import DEFAULT_MEAN
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, LINES, MULLIGAN
@@ -38,21 +38,6 @@ from gnome_env.scoring import card_points, line_value
 UNIT = 10.0  # features are divided by this (the ``score`` reward's unit)
 CARDS = ("hand", "pile_a", "pile_b")  # the three cards whose placements are scored
 NUM_INPUTS = len(CARDS) * 9 + MAX_PLAYERS + 1
-
-
-def _pair_bonus_lines(codes: list[int | None]) -> int:
-    """1 if the line counts as two-thirds built for :func:`agents.greedy.greedy_value`."""
-    value = 0
-    fillers = 0
-    for code in codes:
-        if code is None or code < 0 or code == HAZARD:
-            continue
-        if code == MULLIGAN:
-            fillers += 1
-        elif not value or code == value:
-            value = code
-            fillers += 1
-    return int(bool(value) and fillers == 2)
 
 
 class LayoutFeatures:
@@ -87,11 +72,15 @@ class LayoutFeatures:
                             self.line[a, b, c] = -v
                             self.matches[a, b, c] = True
                             continue
-                    self.line[a, b, c] = -pair_bonus * _pair_bonus_lines(trio)
+                    self.line[a, b, c] = -pair_bonus * two_thirds_built(trio)
         self.points = np.array([0.0 if c is None else card_points(c) for c in codes])
         self.positive = np.array([c is not None and 0 < c < HAZARD for c in codes])
         self.kind_points = np.array([card_points(c) for c in kinds], dtype=np.float64)
         self.line_index = np.array(LINES, dtype=np.intp)  # [6, 3]
+        self.membership = np.zeros((len(LINES), 9), dtype=np.float32)  # line k holds q
+        for k, line in enumerate(LINES):
+            self.membership[k, list(line)] = 1.0
+        self.positive_points = np.where(self.positive, self.points, 0.0)
         self.mulligan = FIRST_KIND + kinds.index(MULLIGAN) if MULLIGAN in kinds else -1
 
     # ------------------------------------------------------------------ estimates
@@ -105,13 +94,12 @@ class LayoutFeatures:
         """Greedy's estimate of layouts given as categories ``[..., 9]``; ``mean`` broadcasts
         against the leading dimensions. An all-empty layout (absent seat) is 0."""
         trios = cat[..., self.line_index]  # [..., 6, 3]
-        lines = self.line[trios[..., 0], trios[..., 1], trios[..., 2]]
-        match = self.matches[trios[..., 0], trios[..., 1], trios[..., 2]]  # [..., 6]
-        in_line = np.zeros(cat.shape, dtype=bool)
-        for k, line in enumerate(LINES):
-            in_line[..., list(line)] |= match[..., k : k + 1]
-        up = np.where(self.positive[cat] & in_line, 0.0, self.points[cat]).sum(-1)
-        return lines.sum(-1) + up + (cat == FACE_DOWN).sum(-1) * mean
+        key = (trios[..., 0] * self.num_categories + trios[..., 1]) * self.num_categories
+        key += trios[..., 2]
+        lines = self.line.ravel()[key].sum(-1)
+        in_line = self.matches.ravel()[key].astype(np.float32) @ self.membership > 0  # [..., 9]
+        up = self.points[cat].sum(-1) - np.where(in_line, self.positive_points[cat], 0.0).sum(-1)
+        return lines + up + (cat == FACE_DOWN).sum(-1) * mean
 
     # ------------------------------------------------------------------ features
     def __call__(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,16 +111,19 @@ class LayoutFeatures:
         layouts = tokens[:, self.layouts : self.layouts + 9 * MAX_PLAYERS].astype(np.intp)
         layouts = layouts.reshape(n, MAX_PLAYERS, 9)
         mean = self.mean_unseen(tokens)
-        seats = self.estimate(layouts, mean[:, None])  # [N, 7]
         own = layouts[:, 0]  # [N, 9]
         cards = np.stack(
             [tokens[:, self.hand], tokens[:, self.tops], tokens[:, self.tops + 1]], 1
         ).astype(np.intp)  # [N, 3]
-        # every (card, position) placement: [N, 3, 9 (position), 9 (layout)]
-        trial = np.broadcast_to(own[:, None, None, :], (n, 3, 9, 9)).copy()
-        q = np.arange(9)
-        trial[:, :, q, q] = cards[:, :, None]
-        change = self.estimate(trial, mean[:, None, None]) - seats[:, :1, None]  # [N, 3, 9]
+        # the 7 seats' layouts, then every (card, position) placement in the own layout
+        trial = np.empty((n, MAX_PLAYERS + 27, 9), dtype=np.intp)
+        trial[:, :MAX_PLAYERS] = layouts
+        trial[:, MAX_PLAYERS:] = own[:, None, :]
+        rows = MAX_PLAYERS + np.arange(27)
+        trial[:, rows, np.tile(np.arange(9), 3)] = np.repeat(cards, 9, axis=1)
+        values = self.estimate(trial, mean[:, None])  # [N, 34]
+        seats = values[:, :MAX_PLAYERS]
+        change = (values[:, MAX_PLAYERS:] - seats[:, :1]).reshape(n, 3, 9)
         change = np.where(cards[:, :, None] == NONE, 0.0, change)
         bias = np.zeros((n, A.NUM_ACTIONS), dtype=np.float32)
         bias[:, A.PLACE : A.PLACE + 9] = change[:, 0]

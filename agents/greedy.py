@@ -14,6 +14,8 @@ the move that lowers that estimate most right now:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agents.base import BotAgent
 from agents.heuristics import (
     CardStats,
@@ -35,21 +37,27 @@ PAIR_BONUS = 2.0
 CORNERS = (0, 2, 6, 8)
 
 
+def two_thirds_built(line: Sequence[int | None]) -> bool:
+    """Whether a line of three cards (``None``: face down) earns Greedy's pair bonus: two of
+    its places hold one positive value (or a mulligan) and the third does not complete it."""
+    value = 0
+    fillers = 0
+    for code in line:
+        if code is None or code < 0 or code == HAZARD:
+            continue
+        if code == MULLIGAN:
+            fillers += 1
+        elif not value or code == value:
+            value = code
+            fillers += 1
+    return bool(value) and fillers == 2
+
+
 def greedy_value(layout: Layout, stats: CardStats) -> float:
     """The greedy estimate of a layout: expected score minus the two-thirds-built bonus."""
     total = expected_layout_score(layout, stats)
     for a, b, c in LINES:
-        value = 0
-        fillers = 0
-        for code in (layout[a], layout[b], layout[c]):
-            if code is None or code < 0 or code == HAZARD:
-                continue
-            if code == MULLIGAN:
-                fillers += 1
-            elif not value or code == value:
-                value = code
-                fillers += 1
-        if value and fillers == 2:
+        if two_thirds_built((layout[a], layout[b], layout[c])):
             total -= PAIR_BONUS
     return total
 
