@@ -118,7 +118,8 @@ envs.
 
 Version history
 ---------------
-* v0: initial release.
+* v0: initial release. Later addition, with no change to any existing behaviour:
+  ``num_players`` may be a list of seat counts (one drawn per reset).
 """
 
 from __future__ import annotations
