@@ -178,3 +178,18 @@ def test_same_seed_gives_the_same_weights(tmp_path):
     assert weights[0].keys() == weights[1].keys()
     for key, value in weights[0].items():
         assert torch.equal(value, weights[1][key]), key
+
+
+def test_the_core_packages_do_not_import_ray():
+    """With Ray installed, importing the env, the bots, the arena and our own PPO trainer
+    leaves Ray unimported; only agents.rllib_agent and training.rllib_ppo load it."""
+    code = (
+        "import sys, gnome_env, gnome_env.gnoming_a_round_v0, gnome_env.vector, agents.arena, "
+        "agents.registry, agents.learned, training.ppo, training.cli; "
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
