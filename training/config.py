@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -184,6 +185,24 @@ def build_config(
         data = {**data, **{k.replace("-", "_"): v for k, v in overrides.items()}}
         source = "config (file + command-line overrides)" if path is not None else "overrides"
     return from_mapping(cls, data, source)
+
+
+def check_at_least(name: str, value: int, low: int) -> None:
+    """ConfigError unless the integer ``value`` is >= ``low``."""
+    if value < low:
+        raise ConfigError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
+
+
+def check_in_range(
+    name: str, value: float, low: float, high: float | None, *, low_open: bool = False
+) -> None:
+    """ConfigError unless ``value`` is finite and ``low <= value <= high`` (``low < value``
+    if ``low_open``; no upper bound if ``high`` is None)."""
+    too_low = value <= low if low_open else value < low
+    if not math.isfinite(value) or too_low or (high is not None and value > high):
+        left = "(" if low_open else "["
+        right = f"{high}]" if high is not None else "inf)"
+        raise ConfigError(f"{name}={value!r} is not allowed: must be in {left}{low}, {right}")
 
 
 def config_from_command_line(

@@ -58,7 +58,13 @@ from typing import Any
 from agents.rllib_agent import SHARED_POLICY, MaskedPPOTorchRLModule
 from gnome_env.config import seat_counts
 from gnome_env.rewards import REWARD_MODES
-from training.config import ConfigError, config_from_command_line, to_yaml
+from training.config import (
+    ConfigError,
+    check_at_least,
+    check_in_range,
+    config_from_command_line,
+    to_yaml,
+)
 
 ENV_NAME = "gnoming_a_round_v0"
 CHECKPOINT_DIR = "checkpoint"
@@ -131,11 +137,9 @@ class RLlibConfig:
         except ValueError as err:
             raise ConfigError(str(err)) from None
         for name in ("iterations", "num_epochs", "torch_threads", "checkpoint_every"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 1")
+            check_at_least(name, getattr(self, name), 1)
         for name in ("seed", "num_env_runners", "eval_games"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 0")
+            check_at_least(name, getattr(self, name), 0)
         if self.num_cpus is not None and self.num_cpus < 1:
             raise ConfigError(f"num_cpus={self.num_cpus!r} is not allowed: null or >= 1")
         if self.reward_mode not in REWARD_MODES:
@@ -148,16 +152,11 @@ class RLlibConfig:
                 f"minibatch_size={self.minibatch_size!r} is not allowed: must be from 2 to "
                 f"train_batch_size ({self.train_batch_size})"
             )
-        checks = (
-            ("lr", self.lr, self.lr > 0.0),
-            ("gamma", self.gamma, 0.0 < self.gamma <= 1.0),
-            ("lambda_", self.lambda_, 0.0 <= self.lambda_ <= 1.0),
-            ("clip_param", self.clip_param, self.clip_param > 0.0),
-            ("entropy_coeff", self.entropy_coeff, self.entropy_coeff >= 0.0),
-        )
-        for name, value, ok in checks:
-            if not ok:
-                raise ConfigError(f"{name}={value!r} is not allowed (see --help for the range)")
+        check_in_range("lr", self.lr, 0.0, None, low_open=True)
+        check_in_range("gamma", self.gamma, 0.0, 1.0, low_open=True)
+        check_in_range("lambda_", self.lambda_, 0.0, 1.0)
+        check_in_range("clip_param", self.clip_param, 0.0, None, low_open=True)
+        check_in_range("entropy_coeff", self.entropy_coeff, 0.0, None)
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"hidden={self.hidden!r} is not allowed: positive layer sizes")
         if not self.output_dir.strip():

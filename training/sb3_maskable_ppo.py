@@ -51,7 +51,13 @@ import numpy as np
 
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
 from gnome_env.rewards import REWARD_MODES
-from training.config import ConfigError, config_from_command_line, to_yaml
+from training.config import (
+    ConfigError,
+    check_at_least,
+    check_in_range,
+    config_from_command_line,
+    to_yaml,
+)
 
 MODEL_FILE = "model.zip"
 CONFIG_FILE = "config.yaml"
@@ -113,10 +119,10 @@ class SB3Config:
     def validate(self) -> None:
         """Raise ConfigError naming the first field whose value is not allowed."""
         for name in ("total_timesteps", "n_epochs", "torch_threads"):
-            _at_least(name, getattr(self, name), 1)
+            check_at_least(name, getattr(self, name), 1)
         for name in ("seed", "eval_games"):
-            _at_least(name, getattr(self, name), 0)
-        _at_least("n_steps", self.n_steps, 2)
+            check_at_least(name, getattr(self, name), 0)
+        check_at_least("n_steps", self.n_steps, 2)
         if not self.num_players:
             raise ConfigError("num_players=[] is not allowed: give at least one seat count")
         for n in self.num_players:
@@ -136,11 +142,11 @@ class SB3Config:
                 f"reward_mode={self.reward_mode!r} is not allowed: must be one of "
                 f"{', '.join(REWARD_MODES)}"
             )
-        _in_range("learning_rate", self.learning_rate, 0.0, None, low_open=True)
-        _in_range("gamma", self.gamma, 0.0, 1.0, low_open=True)
-        _in_range("gae_lambda", self.gae_lambda, 0.0, 1.0)
-        _in_range("clip_range", self.clip_range, 0.0, None, low_open=True)
-        _in_range("ent_coef", self.ent_coef, 0.0, None)
+        check_in_range("learning_rate", self.learning_rate, 0.0, None, low_open=True)
+        check_in_range("gamma", self.gamma, 0.0, 1.0, low_open=True)
+        check_in_range("gae_lambda", self.gae_lambda, 0.0, 1.0)
+        check_in_range("clip_range", self.clip_range, 0.0, None, low_open=True)
+        check_in_range("ent_coef", self.ent_coef, 0.0, None)
         if not self.net_arch or any(width < 1 for width in self.net_arch):
             raise ConfigError(
                 f"net_arch={self.net_arch!r} is not allowed: must be a non-empty list of "
@@ -151,23 +157,6 @@ class SB3Config:
         if self.verbose not in (0, 1):
             raise ConfigError(f"verbose={self.verbose!r} is not allowed: must be 0 or 1")
         _check_opponents(self.opponents, min(self.num_players))
-
-
-def _at_least(name: str, value: int, low: int) -> None:
-    """ConfigError unless the integer ``value`` is >= ``low``."""
-    if value < low:
-        raise ConfigError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
-
-
-def _in_range(
-    name: str, value: float, low: float, high: float | None, *, low_open: bool = False
-) -> None:
-    """ConfigError unless ``low <= value <= high`` (``low < value`` if ``low_open``)."""
-    too_low = value <= low if low_open else value < low
-    if not np.isfinite(value) or too_low or (high is not None and value > high):
-        left = "(" if low_open else "["
-        right = f"{high}]" if high is not None else "inf)"
-        raise ConfigError(f"{name}={value!r} is not allowed: must be in {left}{low}, {right}")
 
 
 def _check_opponents(specs: list[str], num_players: int) -> None:
