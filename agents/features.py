@@ -21,6 +21,15 @@ seat's observation tokens, so a policy that uses it still sees only what the sea
 Lookup tables are built from :mod:`gnome_env.scoring` and :mod:`agents.greedy` themselves,
 so the rules live in one place; ``tests/test_features.py`` compares every figure with
 Greedy's own functions on positions from real games.
+
+:func:`expert_actions` is the second kind of feature: the action the
+:class:`~agents.expert.ExpertAgent` would take, decided from the
+:class:`~gnome_env.information.SeatView` that the tokens and mask give (the seat's own
+public information, nothing more). A network with ``expert_hint`` adds it to the logits as
+a one-hot with a learned weight per action and reads it as an input, so the untrained
+network plays Expert's moves and training learns where to deviate (a residual policy).
+It costs one Expert decision (~0.2 ms in Python) per observation; training spreads it over
+worker processes (:class:`training.ppo.HintPool`).
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from gnome_env import actions as A
 from gnome_env.cards import HAZARD, LINES, MULLIGAN
 from gnome_env.config import MAX_PLAYERS, RulesConfig
 from gnome_env.encoding import FACE_DOWN, FIRST_KIND, NONE, ObservationEncoder
+from gnome_env.information import SeatView
 from gnome_env.scoring import card_points, line_value
 
 UNIT = 10.0  # features are divided by this (the ``score`` reward's unit)
@@ -139,3 +149,40 @@ class LayoutFeatures:
         bias[:, A.TAKE_B] = best[:, 1]
         inputs = np.concatenate([change.reshape(n, 27), seats, mean[:, None]], 1) / UNIT
         return bias, inputs.astype(np.float32)
+
+
+# ---------------------------------------------------------------------- the expert hint
+_EXPERTS: dict[RulesConfig, object] = {}
+
+
+def expert_actions(tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """The action :class:`~agents.expert.ExpertAgent` picks for each row, ``[N]`` int64.
+
+    Each row is decided from ``SeatView.from_tokens(tokens[i], masks[i], rules)``: the
+    acting seat's own public information. The expert is deterministic (it draws no random
+    numbers), so the result depends on the rows alone, not on how they are split up.
+    """
+    from agents.expert import ExpertAgent  # the bots import numpy only; keep it lazy
+
+    expert = _EXPERTS.get(rules)
+    if expert is None:
+        expert = _EXPERTS[rules] = ExpertAgent(0, rules)
+    tokens = np.asarray(tokens)
+    masks = np.asarray(masks, dtype=bool)
+    if tokens.ndim != 2 or masks.shape != (tokens.shape[0], A.NUM_ACTIONS):
+        raise ValueError(
+            f"tokens [N, T] and masks [N, {A.NUM_ACTIONS}] are needed, got shapes "
+            f"{tokens.shape} and {masks.shape}"
+        )
+    decide = expert.decide  # type: ignore[attr-defined]
+    return np.array(
+        [decide(SeatView.from_tokens(t, m, rules)) for t, m in zip(tokens, masks, strict=True)],
+        dtype=np.int64,
+    )
+
+
+def one_hot(actions: np.ndarray) -> np.ndarray:
+    """``[N, 33]`` float32 with a 1 at each row's action."""
+    out = np.zeros((len(actions), A.NUM_ACTIONS), dtype=np.float32)
+    out[np.arange(len(actions)), actions] = 1.0
+    return out

@@ -43,14 +43,14 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from agents.features import NUM_INPUTS, LayoutFeatures
+from agents.features import NUM_INPUTS, LayoutFeatures, expert_actions, one_hot
 from gnome_env import __version__ as ENV_PACKAGE_VERSION
 from gnome_env.actions import NUM_ACTIONS
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
@@ -63,6 +63,10 @@ MASKED_LOGIT = -1e9
 #: Initial weight of an action's Greedy estimate change in its logit (per point, negated:
 #: an action that lowers the estimate by 1 point starts e times likelier).
 BIAS_INIT = 1.0
+#: Initial weight of the expert hint in its action's logit: with ten legal actions the
+#: untrained network samples the expert's move about 2/3 of the time, and its most likely
+#: action is always the expert's.
+HINT_INIT = 3.0
 POLICY_MODES = ("greedy", "sample")
 
 
@@ -95,6 +99,35 @@ def sample_masked(
 
 
 # ---------------------------------------------------------------------- the network
+class NetFeatures(NamedTuple):
+    """What a network computes outside torch for a batch (numpy arrays or tensors).
+
+    ``bias [N, 33]`` and ``inputs [N, NUM_INPUTS]`` are :class:`LayoutFeatures` (None
+    without ``features``); ``hint [N]`` is the expert's action (None without
+    ``expert_hint``). Training computes them once per sample and reuses them in every
+    update epoch (:func:`take` picks a minibatch).
+    """
+
+    bias: Any
+    inputs: Any
+    hint: Any
+
+    def take(self, index: Any) -> NetFeatures:
+        """The rows ``index`` of every array."""
+        return NetFeatures(*(None if x is None else x[index] for x in self))
+
+    def to_torch(self, device: torch.device | str = "cpu") -> NetFeatures:
+        """The same features as tensors on ``device``."""
+        return NetFeatures(*(None if x is None else torch.as_tensor(x).to(device) for x in self))
+
+    @staticmethod
+    def concatenate(parts: Sequence[NetFeatures]) -> NetFeatures:
+        """Row-wise concatenation of numpy features (empty parts allowed)."""
+        return NetFeatures(
+            *(None if xs[0] is None else np.concatenate(xs) for xs in zip(*parts, strict=True))
+        )
+
+
 class PolicyNetwork(nn.Module):
     """Policy and value heads over the observation (float32 or tokens); see the module docs."""
 
@@ -103,6 +136,7 @@ class PolicyNetwork(nn.Module):
         rules: RulesConfig | None = None,
         hidden: Sequence[int] = (256, 256),
         features: bool = False,
+        expert_hint: bool = False,
     ):
         super().__init__()
         rules = rules if rules is not None else RulesConfig()
@@ -123,10 +157,19 @@ class PolicyNetwork(nn.Module):
         # Optional Greedy-arithmetic features (agents.features): extra first-layer inputs,
         # and each action's estimate change added to its logit with a learned weight.
         self.features = bool(features)
+        self.expert_hint = bool(expert_hint)
         self.featurizer = LayoutFeatures(rules) if self.features else None
+        # With the expert hint the untrained network follows the expert, so the Greedy
+        # bias starts switched off (its weight is still learned).
+        self._bias_init = 0.0 if self.expert_hint else -BIAS_INIT
         if self.features:
             self.feature_in = nn.Parameter(torch.zeros(NUM_INPUTS, hidden[0]))
-            self.bias_weight = nn.Parameter(torch.full((NUM_ACTIONS,), -BIAS_INIT))
+            self.bias_weight = nn.Parameter(torch.full((NUM_ACTIONS,), self._bias_init))
+        # Optional expert hint (agents.features.expert_actions): the expert's action as a
+        # one-hot input and added to its logit with a learned weight per action.
+        if self.expert_hint:
+            self.hint_in = nn.Parameter(torch.zeros(NUM_ACTIONS, hidden[0]))
+            self.hint_weight = nn.Parameter(torch.full((NUM_ACTIONS,), HINT_INIT))
         self._encoder = enc
         # Token layout: which token selects which row of `first` (categorical) or scales one.
         self.register_buffer("cat_tok", torch.as_tensor(enc._cat_tok, dtype=torch.long), False)
@@ -159,55 +202,113 @@ class PolicyNetwork(nn.Module):
         nn.init.zeros_(self.value_head.bias)
         if self.features:
             nn.init.orthogonal_(self.feature_in.data.T, root2, generator=generator)
-            nn.init.constant_(self.bias_weight, -BIAS_INIT)
+            nn.init.constant_(self.bias_weight, self._bias_init)
+        if self.expert_hint:
+            nn.init.orthogonal_(self.hint_in.data.T, root2, generator=generator)
+            nn.init.constant_(self.hint_weight, HINT_INIT)
 
-    def feature_arrays(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The :class:`~agents.features.LayoutFeatures` of int tokens ``[B, T]`` (numpy)."""
-        assert self.featurizer is not None
-        return self.featurizer(tokens)
+    @property
+    def uses_features(self) -> bool:
+        """Whether the network needs :meth:`feature_arrays` (features or expert hint)."""
+        return self.features or self.expert_hint
+
+    def feature_arrays(
+        self, tokens: np.ndarray, masks: np.ndarray | None = None, hint: np.ndarray | None = None
+    ) -> NetFeatures | None:
+        """The :class:`NetFeatures` of int tokens ``[B, T]`` (numpy), or None if the network
+        takes none. The expert hint needs the masks, or the expert's actions as ``hint``."""
+        if not self.uses_features:
+            return None
+        bias = inputs = None
+        if self.featurizer is not None:
+            bias, inputs = self.featurizer(tokens)
+        if self.expert_hint:
+            if hint is None:
+                if masks is None:
+                    raise ValueError("a network with expert_hint needs the action masks")
+                hint = expert_actions(tokens, masks, self.rules)
+            hint = np.asarray(hint, dtype=np.int64)
+        else:
+            hint = None
+        return NetFeatures(bias, inputs, hint)
 
     def _heads(
-        self, h: torch.Tensor, tokens: torch.Tensor | None
+        self, h: torch.Tensor, feats: NetFeatures | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         bias = None
-        if self.features:
-            assert tokens is not None
-            b, x = self.feature_arrays(tokens.detach().cpu().numpy())
+        if self.uses_features:
+            assert feats is not None
             device = h.device
-            bias = torch.from_numpy(b).to(device)
-            h = h + torch.from_numpy(x).to(device) @ self.feature_in
+            if self.features:
+                x = torch.as_tensor(feats.inputs).to(device)
+                h = h + x @ self.feature_in
+                bias = torch.as_tensor(feats.bias).to(device) * self.bias_weight
+            if self.expert_hint:
+                hint = torch.as_tensor(feats.hint).to(device)
+                h = h + self.hint_in[hint]
+                hot = F.one_hot(hint, NUM_ACTIONS).to(h.dtype) * self.hint_weight
+                bias = hot if bias is None else bias + hot
         h = F.relu(h + self.first_bias)
         for layer in self.trunk:
             h = F.relu(layer(h))
         logits = self.policy_head(h)
         if bias is not None:
-            logits = logits + bias * self.bias_weight
+            logits = logits + bias
         return logits, self.value_head(h).squeeze(-1)
 
-    def forward(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits ``[B, 33]``, value ``[B]``) from float observations ``[B, 1401]``."""
-        tokens = None
-        if self.features:  # the features read tokens: decode the one-hot blocks back
-            tokens = torch.from_numpy(self._encoder.decode(observation.detach().cpu().numpy()))
-        return self._heads(observation @ self.first, tokens)
+    def forward(
+        self,
+        observation: torch.Tensor,
+        masks: torch.Tensor | None = None,
+        feats: NetFeatures | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits ``[B, 33]``, value ``[B]``) from float observations ``[B, 1401]``.
 
-    def forward_tokens(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits, value) from int16 tokens ``[B, 119]``; equals ``forward(expand(tokens))``."""
-        raw = tokens
+        A network with features computes them from the observation (decoded back to
+        tokens) unless ``feats`` are given; the expert hint also needs ``masks``.
+        """
+        if self.uses_features and feats is None:
+            tokens = self._encoder.decode(observation.detach().cpu().numpy())
+            feats = self.feature_arrays(tokens, _numpy(masks))
+        return self._heads(observation @ self.first, feats)
+
+    def forward_tokens(
+        self,
+        tokens: torch.Tensor,
+        masks: torch.Tensor | None = None,
+        feats: NetFeatures | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) from int16 tokens ``[B, 119]``; equals ``forward(expand(tokens))``.
+
+        ``feats``: precomputed :meth:`feature_arrays` of these rows (else computed here;
+        the expert hint also needs ``masks``).
+        """
+        if self.uses_features and feats is None:
+            feats = self.feature_arrays(tokens.detach().cpu().numpy(), _numpy(masks))
         tokens = tokens.long()
         rows = tokens[:, self.cat_tok] + self.cat_off
         h = F.embedding_bag(rows, self.first, mode="sum")
         players = tokens[:, self.present_tok].sum(1)
         counts = tokens[:, self.sc_tok].float() * self.sc_scale[players]
         h = h + counts @ self.first[self.sc_row]
-        return self._heads(h, raw)
+        return self._heads(h, feats)
 
     def describe(self) -> dict[str, Any]:
         """Constructor arguments, for checkpoints."""
         out: dict[str, Any] = {"hidden": list(self.hidden)}
         if self.features:  # absent in checkpoints of networks without them
             out["features"] = True
+        if self.expert_hint:
+            out["expert_hint"] = True
         return out
+
+
+def _numpy(x: Any) -> np.ndarray | None:
+    if x is None:
+        return None
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
 
 
 # ---------------------------------------------------------------------- checkpoint files
@@ -349,6 +450,7 @@ def _numpy_layers(net: PolicyNetwork) -> tuple[Any, ...]:
         [(arr(layer.weight).T.copy(), arr(layer.bias)) for layer in net.trunk],
         (arr(net.policy_head.weight).T.copy(), arr(net.policy_head.bias)),
         (arr(net.feature_in), arr(net.bias_weight)) if net.features else None,
+        (arr(net.hint_in), arr(net.hint_weight)) if net.expert_hint else None,
     )
 
 
@@ -416,15 +518,21 @@ class PolicyAgent:
             )
         # One observation: numpy on the ~100 non-zero entries is ~10x faster than a torch
         # call and never waits for torch's thread pool (tests compare it with forward()).
-        first, first_bias, trunk, (pw, pb), feat = self._layers
+        first, first_bias, trunk, (pw, pb), feat, hint = self._layers
         nz = np.flatnonzero(obs)
         h = obs[nz] @ first[nz] + first_bias
         bias = 0.0
-        if feat is not None:
+        if self.network.uses_features:
             tokens = self.network._encoder.decode(obs[None])
-            action_bias, inputs = self.network.feature_arrays(tokens)
-            h = h + inputs[0] @ feat[0]
-            bias = action_bias[0] * feat[1]
+            feats = self.network.feature_arrays(tokens, legal[None])
+            assert feats is not None
+            if feat is not None:
+                h = h + feats.inputs[0] @ feat[0]
+                bias = feats.bias[0] * feat[1]
+            if hint is not None:
+                a = int(feats.hint[0])
+                h = h + hint[0][a]
+                bias = bias + one_hot(feats.hint)[0] * hint[1]
         h = np.maximum(h, 0.0)
         for w, b in trunk:
             h = np.maximum(h @ w + b, 0.0)

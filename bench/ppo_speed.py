@@ -1,14 +1,18 @@
 """PPO end-to-end throughput: learner samples/s and decisions/s of training/ppo.py.
 
     python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1]
-                              [--features config|on|off|both] [--json PATH]
+                              [--features config|on|off|both] [--cache on|off|both]
+                              [--json PATH]
 
 Runs ``--updates`` PPO iterations (rollout on the vector engine + update) of
 configs/full.yaml's settings with evaluation, TensorBoard and final arena off, in a
 temporary directory, and prints decisions/s (every seat's decisions), samples/s (learner
 decisions that are trained on), and the split between rollout and update. ``--features
 both`` runs it twice, without and with the Greedy features (agents.features), and prints
-their ratio. As a reference
+their ratio. ``--cache both`` runs it with the features recomputed in every forward pass
+(``cache_features: false``, the behaviour before issue #13) and then computed once per
+sample, and prints that ratio (same training results, tests/test_expert_hint.py). As a
+reference
 measured in the same run it also times the vector engine alone (random legal actions
 drawn with numpy) at the same batch size. Figures depend on the machine's load: compare
 ratios within a run.
@@ -57,21 +61,44 @@ def main(argv: list[str] | None = None) -> int:
         choices=["config", "on", "off", "both"],
         help="Greedy features as in configs/full.yaml (default), on, off, or both in turn",
     )
+    parser.add_argument(
+        "--cache",
+        default="on",
+        choices=["on", "off", "both"],
+        help="features computed once per sample (on, default), in every forward pass (off), "
+        "or both in turn",
+    )
     parser.add_argument("--json", default=None, metavar="PATH")
     args = parser.parse_args(argv)
     if args.updates < 1 or args.num_envs < 1 or args.threads < 1:
         parser.error("--updates, --num-envs and --threads must be >= 1")
     settings = {"config": [None], "on": [True], "off": [False], "both": [False, True]}
-    runs = [measure(args, features) for features in settings[args.features]]
-    if len(runs) == 2:
-        ratio = runs[1]["decisions_per_s"] / runs[0]["decisions_per_s"]
+    caches = {"on": [True], "off": [False], "both": [False, True]}[args.cache]
+    runs = [
+        measure(args, features, cache) for features in settings[args.features] for cache in caches
+    ]
+
+    def rate(features: bool, cache: bool) -> float:
+        return next(
+            r["decisions_per_s"]
+            for r in runs
+            if r["features"] == features and r["cache_features"] == cache
+        )
+
+    if args.features == "both":
+        ratio = rate(True, caches[-1]) / rate(False, caches[-1])
         print(f"with features / without: {ratio:.2f} of the decisions/s")
+    if args.cache == "both" and args.features != "off":
+        ratio = rate(True, True) / rate(True, False)
+        print(f"features cached / recomputed: {ratio:.2f}x the decisions/s")
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=1), encoding="utf-8")
     return 0
 
 
-def measure(args: argparse.Namespace, features: bool | None) -> dict[str, float]:
+def measure(
+    args: argparse.Namespace, features: bool | None, cache: bool = True
+) -> dict[str, float]:
     """One PPO run of ``args.updates`` updates; prints and returns its figures."""
     import torch
 
@@ -91,6 +118,7 @@ def measure(args: argparse.Namespace, features: bool | None) -> dict[str, float]
             tensorboard=False,
             progress=False,
             torch_threads=args.threads,
+            cache_features=cache,
         )
         if features is not None:
             cfg = dataclasses.replace(cfg, features=features)
@@ -103,6 +131,7 @@ def measure(args: argparse.Namespace, features: bool | None) -> dict[str, float]
         "num_envs": args.num_envs,
         "torch_threads": args.threads,
         "features": cfg.features,
+        "cache_features": cfg.cache_features,
         "decisions_per_s": summary["decisions_this_session"] / loop,
         "samples_per_s": summary["samples_this_session"] / loop,
         "rollout_share": summary["rollout_seconds"] / loop,
@@ -114,7 +143,8 @@ def measure(args: argparse.Namespace, features: bool | None) -> dict[str, float]
     )
     print(
         f"PPO end to end ({args.updates} updates, {args.num_envs} games, "
-        f"{args.threads} torch thread(s), features {'on' if cfg.features else 'off'}):\n"
+        f"{args.threads} torch thread(s), features {'on' if cfg.features else 'off'}"
+        f"{', cached' if cfg.features and cfg.cache_features else ''}):\n"
         f"  {figures['decisions_per_s']:,.0f} decisions/s (all seats), "
         f"{figures['samples_per_s']:,.0f} learner samples/s; rollout "
         f"{figures['rollout_share']:.0%} of the loop, update {1 - figures['rollout_share']:.0%}\n"

@@ -118,3 +118,25 @@ def test_ppo_speed_script_reports_consistent_figures(tmp_path):
     assert 0 < figures["rollout_share"] < 1
     assert figures["vector_engine_alone_decisions_per_s"] > figures["decisions_per_s"]
     assert "learner samples/s" in proc.stdout
+
+
+def test_ppo_speed_script_compares_cached_and_recomputed_features(tmp_path):
+    """bench/ppo_speed.py --cache both (#13 item 3): the same settings with the features
+    recomputed in every forward pass and computed once per sample, and their ratio."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "ppo.json"
+    proc = subprocess.run(
+        [sys.executable, "bench/ppo_speed.py", "--updates", "1", "--num-envs", "16",
+         "--features", "on", "--cache", "both", "--json", str(out)],
+        capture_output=True, text=True, cwd=root, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    runs = json.loads(out.read_text())
+    assert [(r["features"], r["cache_features"]) for r in runs] == [(True, False), (True, True)]
+    ratio = runs[1]["decisions_per_s"] / runs[0]["decisions_per_s"]
+    assert f"features cached / recomputed: {ratio:.2f}x" in proc.stdout

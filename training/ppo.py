@@ -61,7 +61,9 @@ import numpy as np
 import torch
 
 from agents.base import BotAgent
+from agents.features import expert_actions
 from agents.learned import (
+    NetFeatures,
     PolicyAgent,
     PolicyNetwork,
     checkpoint_header,
@@ -147,6 +149,22 @@ class PPOConfig:
         "change of the layout estimate, added to its logit with a learned weight, and the "
         "estimates as inputs",
     )
+    expert_hint: bool = _f(
+        False,
+        "give the network the Expert bot's action (agents.features.expert_actions) as an "
+        "input and as a logit bonus with a learned weight: the untrained network plays "
+        "Expert's moves and PPO learns where to deviate",
+    )
+    cache_features: bool = _f(
+        True,
+        "compute the network's features once per sample and reuse them in every update "
+        "epoch (false: recompute them in every forward pass, as before; same results)",
+    )
+    hint_workers: int = _f(
+        1,
+        "processes (this one included) that compute Expert decisions for the hint and the "
+        "expert bot seats (the same results for any number)",
+    )
     # evaluation, logging, checkpoints
     eval_interval: int = _f(50, "updates between arena evaluations (0: only at the end)")
     eval_games: int = _f(60, "arena games per seat count and bot at each evaluation")
@@ -227,6 +245,7 @@ class PPOConfig:
             "hidden",
             "must be a non-empty list of layer sizes >= 1",
         )
+        need(self.hint_workers >= 1, "hint_workers", "must be >= 1")
         need(self.eval_interval >= 0, "eval_interval", "must be >= 0")
         need(self.eval_games >= 1, "eval_games", "must be >= 1")
         need(self.final_eval_games >= 0, "final_eval_games", "must be >= 0")
@@ -246,7 +265,8 @@ class PPOConfig:
 #: Fields a ``--resume`` may change (how long to run, how to report); the rest must match.
 RESUME_OVERRIDABLE = frozenset(
     {"total_steps", "progress", "tensorboard", "eval_interval", "eval_games",
-     "final_eval_games", "checkpoint_interval", "torch_threads", "device", "output_dir"}
+     "final_eval_games", "checkpoint_interval", "torch_threads", "device", "output_dir",
+     "hint_workers", "cache_features"}
 )  # fmt: skip
 
 
@@ -312,6 +332,46 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(ranks > pick[:, None], axis=1)
 
 
+class HintPool:
+    """Expert decisions for many rows at once, spread over ``workers`` processes.
+
+    Serves the expert hint of networks with ``expert_hint`` and the seats of ``expert``
+    bots. The expert is deterministic, so the actions do not depend on ``workers``; this
+    process computes one share itself while the others run.
+    """
+
+    def __init__(self, rules: RulesConfig, workers: int) -> None:
+        self.rules = rules
+        self.workers = workers
+        self._pool: Any = None
+
+    def __call__(self, tokens: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``expert_actions(tokens, masks)``, ``[N]`` int64."""
+        n = len(tokens)
+        if self.workers <= 1 or n < 4 * self.workers:
+            return expert_actions(tokens, masks, self.rules)
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # fork: the workers start at once and import nothing again (they run no torch)
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            context = multiprocessing.get_context(method)
+            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=context)
+        chunks = np.array_split(np.arange(n), self.workers)
+        futures = [
+            self._pool.submit(expert_actions, tokens[c], masks[c], self.rules) for c in chunks[1:]
+        ]
+        first = expert_actions(tokens[chunks[0]], masks[chunks[0]], self.rules)
+        return np.concatenate([first] + [f.result() for f in futures])
+
+    def close(self) -> None:
+        """Stop the worker processes (a later call starts them again)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
 # ====================================================================== 3. rollouts
 @dataclass
 class Rollout:
@@ -328,6 +388,7 @@ class Rollout:
     rewards: np.ndarray  # [steps, B, 7] float32
     done: np.ndarray  # [steps, B] bool
     potentials: np.ndarray | None = None  # [N] shaping potential of each decision (or none)
+    feats: NetFeatures | None = None  # [N] the network's features, computed once (or none)
 
 
 class LayoutPotential:
@@ -423,6 +484,9 @@ class SelfPlay:
             None if spec == "random" else make_agent(spec, cfg.seed * 1000 + j, rules)
             for j, spec in enumerate(cfg.bot_opponents)
         ]
+        # expert seats and the expert hint are decided together, in parallel (HintPool)
+        self.expert_bots = [spec == "expert" for spec in cfg.bot_opponents]
+        self.hints = HintPool(rules, cfg.hint_workers)
         self.tokens, self.mask, self.seat = self.vec.reset(seed=cfg.seed)
         self.add_snapshot(initial)  # the untrained network: the pool is never empty
         self.controllers.assign(np.arange(cfg.num_envs), self.vec.num_players, len(self.pool))
@@ -449,13 +513,31 @@ class SelfPlay:
             self.pool[self.pool_next] = snap
         self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
 
-    def _sample(self, net: PolicyNetwork, rows: np.ndarray):
+    def _sample(self, net: PolicyNetwork, rows: np.ndarray, hint: np.ndarray):
+        feats = net.feature_arrays(
+            self.tokens[rows], self.mask[rows], hint[rows] if net.expert_hint else None
+        )
         tok = torch.from_numpy(self.tokens[rows]).to(self.device)
         msk = torch.from_numpy(self.mask[rows]).to(self.device)
-        logits, value = net.forward_tokens(tok)
+        logits, value = net.forward_tokens(tok, feats=feats)
         action = sample_masked(logits.cpu(), msk.cpu(), self.gen)
         logp = masked_log_probs(logits.cpu(), msk.cpu()).gather(1, action[:, None])[:, 0]
-        return action.numpy(), logp.numpy(), value.cpu().numpy()
+        return action.numpy(), logp.numpy(), value.cpu().numpy(), feats
+
+    def _expert_decisions(self, net: PolicyNetwork, code: np.ndarray) -> np.ndarray:
+        """The expert's action ``[B]`` (-1 where not needed) for the rows that an expert
+        bot plays and, with ``expert_hint``, the rows that a network plays."""
+        need = np.zeros(len(code), dtype=bool)
+        for j, is_expert in enumerate(self.expert_bots):
+            if is_expert:
+                need |= code == bot_code(j)
+        if net.expert_hint:
+            need |= code >= LEARNER  # the learner and the snapshots
+        out = np.full(len(code), -1, dtype=np.int64)
+        rows = np.flatnonzero(need)
+        if rows.size:
+            out[rows] = self.hints(self.tokens[rows], self.mask[rows])
+        return out
 
     @torch.no_grad()
     def collect(self, net: PolicyNetwork) -> Rollout:
@@ -466,6 +548,7 @@ class SelfPlay:
         parts: dict[str, list[np.ndarray]] = {
             k: [] for k in ("tok", "msk", "act", "lp", "v", "b", "s")
         }
+        feat_parts: list[NetFeatures] = []
         step_start = [0]
         rewards = np.zeros((cfg.rollout_steps, b, MAX_PLAYERS), dtype=np.float32)
         done = np.zeros((cfg.rollout_steps, b), dtype=bool)
@@ -473,10 +556,13 @@ class SelfPlay:
             seat = self.seat.astype(np.int64)
             code = self.controllers.codes[arange, seat]
             actions = np.zeros(b, dtype=np.int64)
+            expert = self._expert_decisions(net, code)
             rows = np.flatnonzero(code == LEARNER)
             if rows.size:
-                a, lp, v = self._sample(net, rows)
+                a, lp, v, feats = self._sample(net, rows, expert)
                 actions[rows] = a
+                if feats is not None:
+                    feat_parts.append(feats)
                 for key, val in (
                     ("tok", self.tokens[rows]), ("msk", self.mask[rows]), ("act", a),
                     ("lp", lp), ("v", v), ("b", rows), ("s", seat[rows]),
@@ -485,10 +571,13 @@ class SelfPlay:
             step_start.append(step_start[-1] + rows.size)
             for k in np.unique(code[code >= 0]).tolist():
                 rows = np.flatnonzero(code == k)
-                actions[rows] = self._sample(self.pool[k], rows)[0]
+                actions[rows] = self._sample(self.pool[k], rows, expert)[0]
             for j, bot in enumerate(self.bots):
                 rows = np.flatnonzero(code == bot_code(j))
                 if not rows.size:
+                    continue
+                if self.expert_bots[j]:  # decided above, with the hint
+                    actions[rows] = expert[rows]
                     continue
                 if bot is None:  # "random": the same distribution as RandomAgent, vectorized
                     actions[rows] = random_legal(self.mask[rows], self.rng)
@@ -522,6 +611,7 @@ class SelfPlay:
             rewards=rewards,
             done=done,
             potentials=None if not cfg.shaping else cfg.shaping * self.potential(tokens),
+            feats=NetFeatures.concatenate(feat_parts) if feat_parts else None,
         )
 
     def _count_bot_games(self, ended: np.ndarray, info: dict[str, np.ndarray]) -> None:
@@ -677,7 +767,7 @@ def pretrain(
         net.eval()
         with torch.no_grad():
             hb = torch.from_numpy(held)
-            logits, _ = net.forward_tokens(as_t["tokens"][hb].to(device))
+            logits, _ = net.forward_tokens(as_t["tokens"][hb].to(device), as_t["masks"][hb])
             picked = masked_log_probs(logits, as_t["masks"][hb].to(device)).argmax(1).cpu()
         return float((picked == as_t["actions"][hb]).float().mean())
 
@@ -692,7 +782,7 @@ def pretrain(
         for start in range(0, len(shuffled), cfg.minibatch_size):
             optimizer.param_groups[0]["lr"] = cfg.pretrain_learning_rate * (1 - step / total)
             mb = torch.from_numpy(shuffled[start : start + cfg.minibatch_size])
-            logits, value = net.forward_tokens(as_t["tokens"][mb].to(device))
+            logits, value = net.forward_tokens(as_t["tokens"][mb].to(device), as_t["masks"][mb])
             logp = masked_log_probs(logits, as_t["masks"][mb].to(device))
             policy_loss = -logp.gather(1, as_t["actions"][mb].to(device)[:, None]).mean()
             known = as_t["finished"][mb].to(device)  # returns known: games that ended
@@ -710,7 +800,7 @@ def pretrain(
         net.eval()
         with torch.no_grad():
             hb = torch.from_numpy(held)
-            logits, value = net.forward_tokens(as_t["tokens"][hb].to(device))
+            logits, value = net.forward_tokens(as_t["tokens"][hb].to(device), as_t["masks"][hb])
             logp = masked_log_probs(logits, as_t["masks"][hb].to(device))
             picked = logp.argmax(1).cpu()
             known = as_t["finished"][hb]
@@ -749,6 +839,10 @@ def ppo_update(
         return {}
     tokens = torch.from_numpy(ro.tokens[idx]).to(device)
     masks = torch.from_numpy(ro.masks[idx]).to(device)
+    # the features were computed once, when the rollout was played (None: recomputed here)
+    feats = None
+    if ro.feats is not None and cfg.cache_features:
+        feats = ro.feats.take(idx).to_torch(device)
     actions = torch.from_numpy(ro.actions[idx]).to(device)
     old_logp = torch.from_numpy(ro.log_probs[idx]).to(device)
     old_values = torch.from_numpy(ro.values[idx]).to(device)
@@ -760,7 +854,9 @@ def ppo_update(
         order = rng.permutation(n)
         for start in range(0, n, cfg.minibatch_size):
             mb = torch.from_numpy(order[start : start + cfg.minibatch_size]).to(device)
-            logits, value = net.forward_tokens(tokens[mb])
+            logits, value = net.forward_tokens(
+                tokens[mb], masks[mb], None if feats is None else feats.take(mb)
+            )
             logp_all = masked_log_probs(logits, masks[mb])
             logp = logp_all.gather(1, actions[mb][:, None])[:, 0]
             log_ratio = logp - old_logp[mb]
@@ -922,11 +1018,12 @@ def load_init_policy(cfg: PPOConfig, rules: RulesConfig) -> PolicyNetwork:
             f"{where} has hidden layers {start.hidden}; the config says hidden="
             f"{list(cfg.hidden)}: set hidden to {start.hidden}"
         )
-    if start.features != cfg.features:
-        raise ConfigError(
-            f"{where} has features={start.features}; the config says features="
-            f"{cfg.features}: set features to {start.features}"
-        )
+    for name in ("features", "expert_hint"):
+        have, want = getattr(start, name), getattr(cfg, name)
+        if have != want:
+            raise ConfigError(
+                f"{where} has {name}={have}; the config says {name}={want}: set {name} to {have}"
+            )
     return start
 
 
@@ -946,7 +1043,7 @@ def train(
     rules = RulesConfig()
     (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
 
-    net = PolicyNetwork(rules, cfg.hidden, features=cfg.features)
+    net = PolicyNetwork(rules, cfg.hidden, features=cfg.features, expert_hint=cfg.expert_hint)
     net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
     net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
@@ -1091,10 +1188,12 @@ def train(
         if stop_after is not None and update + 1 >= stop_after and not done_all:
             save(update + 1)
             bar.close()
+            play.hints.close()
             if writer is not None:
                 writer.close()
             return {"stopped_after": update + 1}
     bar.close()
+    play.hints.close()
     train_seconds = elapsed + (time.perf_counter() - t0)
 
     # the shipped artefact: weights, sizes, rules, env version; no optimizer or games
