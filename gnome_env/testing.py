@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -96,3 +96,16 @@ def permute_hidden_cards(game: Game, rng: random.Random) -> Game:
         other.layouts[s][q] = card
     other.draw_pile = hidden[len(places) :]
     return other
+
+
+def hidden_card_twins(rules: RulesConfig, seed: int) -> Iterator[tuple[Game, Game]]:
+    """``(game, twin)`` at every decision with a choice along one random game: ``twin`` is
+    :func:`permute_hidden_cards` of ``game``. The game goes on with uniformly random legal
+    actions drawn from ``random.Random(seed)``, whatever the caller does with the pair."""
+    rng = random.Random(seed)
+    game = Game(rules, seed)
+    while not game.is_over:
+        legal = game.legal_actions()
+        if len(legal) > 1:
+            yield game, permute_hidden_cards(game, rng)
+        game.apply(legal[rng.randrange(len(legal))])

@@ -4,7 +4,6 @@ the feature cache of PPO: a residual policy over the Expert bot, issue #13."""
 from __future__ import annotations
 
 import copy
-import random
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +21,9 @@ from agents.learned import (  # noqa: E402
     write_checkpoint,
 )
 from agents.registry import make_agent  # noqa: E402
-from gnome_env import Game  # noqa: E402
 from gnome_env.config import RulesConfig  # noqa: E402
 from gnome_env.encoding import ObservationEncoder  # noqa: E402
-from gnome_env.testing import permute_hidden_cards  # noqa: E402
+from gnome_env.testing import hidden_card_twins  # noqa: E402
 from gnome_env.vector import VectorGame  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,20 +110,14 @@ def test_hint_policy_ignores_hidden_cards():
     with torch.no_grad():
         net.hint_weight.fill_(0.5)  # the other terms matter too
     agent = PolicyAgent(net)
-    game = Game(rules, 4)
-    rng = random.Random(4)
     compared = 0
-    while not game.is_over:
-        if len(game.legal_actions()) > 1:
-            twin = permute_hidden_cards(game, rng)
-            seat, mask = game.current_seat, game.legal_mask()
-            assert np.array_equal(
-                agent.distribution(enc.encode(game, seat), mask),
-                agent.distribution(enc.encode(twin, seat), mask),
-            )
-            compared += 1
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+    for game, twin in hidden_card_twins(rules, 4):
+        seat, mask = game.current_seat, game.legal_mask()
+        assert np.array_equal(
+            agent.distribution(enc.encode(game, seat), mask),
+            agent.distribution(enc.encode(twin, seat), mask),
+        )
+        compared += 1
     assert compared > 50
 
 
@@ -243,3 +235,35 @@ def test_hint_workers_must_be_positive(capsys):
         main(["--config", str(ROOT / "configs/quickstart.yaml"), "--hint_workers", "0"])
     assert exit_info.value.code == 2
     assert "hint_workers=0 is not allowed: must be >= 1" in capsys.readouterr().err
+
+
+def test_stop_after_and_resume_with_the_hint_give_the_uninterrupted_weights(tmp_path, capsys):
+    """`gnome train --stop_after N` stops at update N like a kill after a checkpoint;
+    `--resume` then reaches the parameters of an uninterrupted run (hint and expert seats
+    included, whatever hint_workers)."""
+    from training.config import to_yaml
+    from training.ppo import main, train
+
+    def config(out, **kw):
+        cfg = _config(output_dir=str(out), expert_hint=True, total_steps=4 * 12 * 10,
+                      checkpoint_interval=1, **kw)  # fmt: skip
+        path = tmp_path / f"{out.name}.yaml"
+        path.write_text(to_yaml(cfg))
+        return cfg, path
+
+    cfg, _ = config(tmp_path / "a")
+    train(cfg)
+    _, path = config(tmp_path / "b")
+    main(["--config", str(path), "--stop_after", "2"])
+    assert "stopped after update 2; continue with gnome train --resume" in capsys.readouterr().out
+    assert not (tmp_path / "b" / "policy.pt").exists()
+    main(["--resume", str(tmp_path / "b"), "--hint_workers", "2"])
+    a = torch.load(tmp_path / "a" / "policy.pt", weights_only=True)["state_dict"]
+    b = torch.load(tmp_path / "b" / "policy.pt", weights_only=True)["state_dict"]
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    assert not torch.equal(a["hint_weight"], torch.full((33,), HINT_INIT))  # it trained
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(path), "--stop_after", "0"])
+    assert exit_info.value.code == 2
+    assert "--stop_after 0 is not allowed: must be >= 1" in capsys.readouterr().err

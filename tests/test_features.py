@@ -103,13 +103,10 @@ def test_tokens_must_be_a_batch():
 def test_features_and_feature_policy_ignore_hidden_cards():
     """No leak: permuting every card nobody can see (face-down layout cards, the draw pile)
     changes neither the features of any seat nor a feature network's action probabilities."""
-    import random
-
     torch = pytest.importorskip("torch")
     from agents.learned import PolicyAgent, PolicyNetwork
-    from gnome_env import Game
     from gnome_env.encoding import ObservationEncoder
-    from gnome_env.testing import permute_hidden_cards
+    from gnome_env.testing import hidden_card_twins
 
     rules = RulesConfig(num_players=5)
     feats = LayoutFeatures(rules)
@@ -117,23 +114,17 @@ def test_features_and_feature_policy_ignore_hidden_cards():
     net = PolicyNetwork(rules, (32,), features=True)
     net.reset_parameters(torch.Generator().manual_seed(0))
     agent = PolicyAgent(net)
-    game = Game(rules, 8)
-    rng = random.Random(8)
     compared = 0
-    while not game.is_over:
-        if len(game.legal_actions()) > 1:
-            twin = permute_hidden_cards(game, rng)
-            for seat in range(5):
-                a, b = enc.tokens(game, seat)[None], enc.tokens(twin, seat)[None]
-                for x, y in zip(feats(a), feats(b), strict=True):
-                    assert np.array_equal(x, y)
-            seat = game.current_seat
-            mask = game.legal_mask()
-            assert np.array_equal(
-                agent.distribution(enc.encode(game, seat), mask),
-                agent.distribution(enc.encode(twin, seat), mask),
-            )
-            compared += 1
-        legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+    for game, twin in hidden_card_twins(rules, 8):
+        for seat in range(5):
+            a, b = enc.tokens(game, seat)[None], enc.tokens(twin, seat)[None]
+            for x, y in zip(feats(a), feats(b), strict=True):
+                assert np.array_equal(x, y)
+        seat = game.current_seat
+        mask = game.legal_mask()
+        assert np.array_equal(
+            agent.distribution(enc.encode(game, seat), mask),
+            agent.distribution(enc.encode(twin, seat), mask),
+        )
+        compared += 1
     assert compared > 100

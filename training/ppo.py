@@ -1251,6 +1251,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="continue the run in DIR from DIR/checkpoint.pt with its saved config",
     )
+    parser.add_argument(
+        "--stop_after",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop once N updates are done in all (a checkpoint is written, nothing else), "
+        "as if the run were killed there; --resume continues it, e.g. with a new total_steps",
+    )
     add_field_arguments(parser, PPOConfig)
     return parser
 
@@ -1296,9 +1304,16 @@ def main(argv: list[str] | None = None) -> int:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
                 load_init_policy(cfg, RulesConfig())
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         parser.exit(2, f"gnome train: error: {err}\n")
-    train(cfg, data)
+    summary = train(cfg, data, stop_after=args.stop_after)
+    if "stopped_after" in summary:
+        print(
+            f"stopped after update {summary['stopped_after']}; continue with "
+            f"gnome train --resume {cfg.output_dir}"
+        )
     return 0
 
 
