@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make_agent
-from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig
+from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.information import SeatView
@@ -62,7 +62,7 @@ RATING_MODEL = "openskill PlackettLuce (defaults mu=25, sigma=25/3), one rate() 
 # ---------------------------------------------------------------------- small pure helpers
 def ladder_lineup(strong: LineupEntry, weak: LineupEntry, n: int) -> list[LineupEntry]:
     """The strength-ladder lineup: one ``strong`` entry against ``n - 1`` copies of ``weak``."""
-    _check_players(n)
+    check_int("num_players", n, MIN_PLAYERS, MAX_PLAYERS)
     return [strong] + [weak] * (n - 1)
 
 
@@ -391,19 +391,6 @@ class ArenaResult:
 
 
 # ---------------------------------------------------------------------- the run
-def _check_players(n: object) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise ValueError(
-            f"num_players={n!r} is not allowed: must be an integer from {MIN_PLAYERS} to "
-            f"{MAX_PLAYERS}"
-        )
-
-
-def _check_at_least(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
-
-
 def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dict[str, object]:
     if rules is None:
         values: dict[str, object] = {}
@@ -499,7 +486,7 @@ def run_arena(
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
-    _check_players(num_players)
+    check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     n = num_players
     if isinstance(lineup, str) or not isinstance(lineup, Sequence):
         raise ValueError(f"lineup must be a list of agent specs or factories, got {lineup!r}")
@@ -509,9 +496,9 @@ def run_arena(
             f"lineup has {len(lineup)} entries for {n} players: give exactly {n} entries, "
             "one per seat (a repeated spec is a separate entry)"
         )
-    _check_at_least("games", games, 1)
-    _check_at_least("workers", workers, 1)
-    _check_at_least("seed", seed, 0)
+    check_int("games", games, 1)
+    check_int("workers", workers, 1)
+    check_int("seed", seed, 0)
     rules_dict = _rules_dict(rules, n)
     config = RulesConfig.from_dict(rules_dict)
     for entry in lineup:

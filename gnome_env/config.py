@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -16,17 +17,43 @@ MAX_ROUNDS = 100
 TURNS_PER_PLAYER_CAP = 60  # R17 default: 60 * players turns per round.
 
 
-def _check_bool(name: str, value: object) -> None:
-    if not isinstance(value, bool):
+# ---------------------------------------------------------------------- range checks
+# The project's one set of argument checks (the engine, the vector engine, the arena and the
+# training configs use them): a ValueError whose message names the argument, the value
+# given and what is allowed.
+def check_bool(name: str, value: object) -> bool:
+    """``value`` if it is a bool, else a ValueError naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name}={value!r} is not allowed: must be true or false")
+    return bool(value)
 
 
-def _check_int(name: str, value: object, low: int, high: int | None, extra: str = "") -> None:
+def check_int(name: str, value: object, low: int, high: int | None = None, extra: str = "") -> int:
+    """``value`` as an int if it is an integer (Python or numpy, not a bool) in
+    ``low..high`` (no upper bound if ``high`` is None), else a ValueError naming ``name``;
+    ``extra`` is appended to the message."""
     allowed = f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}"
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or value < low
+        or (high is not None and value > high)
+    ):
         raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
-    if high is not None and value > high:
-        raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}{extra}")
+    return int(value)
+
+
+def check_float(
+    name: str, value: float, low: float, high: float | None, *, low_open: bool = False
+) -> float:
+    """``value`` if it is finite and ``low <= value <= high`` (``low < value`` if
+    ``low_open``; no upper bound if ``high`` is None), else a ValueError naming ``name``."""
+    too_low = value <= low if low_open else value < low
+    if not math.isfinite(value) or too_low or (high is not None and value > high):
+        left = "(" if low_open else "["
+        right = f"{high}]" if high is not None else "inf)"
+        raise ValueError(f"{name}={value!r} is not allowed: must be in {left}{low}, {right}")
+    return value
 
 
 def seat_counts(num_players: object, name: str = "num_players") -> tuple[int, ...]:
@@ -78,23 +105,23 @@ class RulesConfig:
     """R1: the deck spec (a ``{token: copies}`` mapping is accepted and converted)."""
 
     def __post_init__(self) -> None:
-        _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         for name in (
             "rotate_start",
             "discard_taken_card",
             "bounce_face_up",
             "first_out_tie_is_lowest",
         ):
-            _check_bool(name, getattr(self, name))
+            check_bool(name, getattr(self, name))
         if self.max_turns_per_round is not None:
-            _check_int(
+            check_int(
                 "max_turns_per_round",
                 self.max_turns_per_round,
                 1,
                 None,
                 " or null (= 60 x num_players)",
             )
-        _check_int("rounds", self.rounds, 1, MAX_ROUNDS)
+        check_int("rounds", self.rounds, 1, MAX_ROUNDS)
         if isinstance(self.deck, Mapping):  # a {token: copies} mapping is converted
             object.__setattr__(self, "deck", DeckSpec.from_dict(self.deck))
         if not isinstance(self.deck, DeckSpec):

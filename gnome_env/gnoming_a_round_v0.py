@@ -108,7 +108,7 @@ round cap (R17) the game is scored normally but reported as truncated, not termi
 Speed
 -----
 With numba installed (the ``fast`` and ``train`` extras) the env plays on the vector
-engine's compiled kernels (:class:`gnome_env.vector.GameMirror`): legality, rewards, infos
+engine's compiled kernels (:class:`gnome_env.vector.KernelGame`): legality, rewards, infos
 and every seat's observation come from there, and ``env.game`` (a :class:`Game`) is
 replayed from the actions only when something asks for it (``render``, ``state``, an
 illegal action's error, reading ``env.game``). Observable behaviour is identical; tests
@@ -138,8 +138,8 @@ from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
-# GameMirror.step's codes (gnome_env.vector, which imports the kernels, is loaded lazily).
-MIRROR_ROUND_ENDED, MIRROR_GAME_OVER, MIRROR_ILLEGAL = -1, -2, -3
+# KernelGame.step's codes (gnome_env.vector, which imports the kernels, is loaded lazily).
+KERNEL_ROUND_ENDED, KERNEL_GAME_OVER, KERNEL_ILLEGAL = -1, -2, -3
 
 ENV_NAME = "gnoming_a_round_v0"
 RENDER_MODES = ("human", "ansi")
@@ -164,10 +164,10 @@ class _BeforeReset:
 def _kernels_compiled() -> bool:
     """Whether the vector engine's kernels are compiled (numba installed and not disabled)."""
     try:
-        from gnome_env import _vector_kernels
+        from gnome_env import _kernels
     except ImportError:  # pragma: no cover - the module itself imports only numpy
         return False
-    return _vector_kernels.COMPILED
+    return _kernels.COMPILED
 
 
 def make_config(num_players: int = 4, **rules: Any) -> RulesConfig:
@@ -242,26 +242,26 @@ class raw_env(AECEnv):
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
         self._seeder: np.random.Generator | None = None
         # How the game is held. Without the kernels (no numba, GNOME_NO_NUMBA=1, or
-        # _use_mirror set False before reset) the Game in ``_game`` is the whole state and
-        # every step applies to it. With them, a GameMirror (gnome_env.vector) plays the
-        # game: while ``_live``, the mirror is the state -- its step validates the action
+        # _use_kernels set False before reset) the Game in ``_game`` is the whole state and
+        # every step applies to it. With them, a KernelGame (gnome_env.vector) plays the
+        # game: while ``_live``, the kernel game is the state -- its step validates the action
         # and yields the next decision, rewards and round results -- and the Game is synced
         # lazily: ``_game`` (created from ``_game_seed`` on first need) plus the actions in
-        # ``_pending`` is the mirror's game. render(), state(), error messages and the
+        # ``_pending`` is the kernel game's game. render(), state(), error messages and the
         # ``game`` property sync it first. Once the ``game`` property has handed the Game
         # out (``_game_shown``), every step also applies to it at once, so that a reference
         # to it stays current. Assigning ``env.game`` installs that Game and takes the
-        # mirror out of play until the next reset.
-        self._use_mirror = _kernels_compiled()
-        self._mirror = None
-        self._mirrors: dict[int, Any] = {}  # one GameMirror per seat count, made when needed
+        # kernel game out of play until the next reset.
+        self._use_kernels = _kernels_compiled()
+        self._kernel_game = None
+        self._kernel_games: dict[int, Any] = {}  # one KernelGame per seat count, made when needed
         self._live = False
         self._game: Game | None = None
         self._game_seed = 0
         self._pending: list[int] = []
         self._game_shown = False
         self._shown_decisions = 0  # len(game.actions) of the Game handed out
-        # The agent whose observation and mask are in the mirror's buffers: the acting seat
+        # The agent whose observation and mask are in the kernel game's buffers: the acting seat
         # while live and the game is not over, else None.
         self._obs_agent: str | None = None
 
@@ -287,9 +287,9 @@ class raw_env(AECEnv):
     def game(self, game: Game | None) -> None:
         self._game = game
         self._pending = []
-        self._stop_mirror()
+        self._stop_kernel_game()
 
-    def _stop_mirror(self) -> None:
+    def _stop_kernel_game(self) -> None:
         """Play on with the Game alone (until the next reset)."""
         self._live = False
         self._obs_agent = None
@@ -298,10 +298,10 @@ class raw_env(AECEnv):
         """If the Game handed out has been played on directly, follow it alone from now on
         (as one assigned to ``env.game``)."""
         if self._game_shown and len(self._game.actions) != self._shown_decisions:
-            self._stop_mirror()
+            self._stop_kernel_game()
 
     def _synced_game(self) -> Game | None:
-        """The Game, with the actions the mirror played since the last sync applied."""
+        """The Game, with the actions the kernel game played since the last sync applied."""
         game = self._game
         if game is None and self._live:
             game = self._game = Game(self.config, self._game_seed)
@@ -325,29 +325,29 @@ class raw_env(AECEnv):
             self.encoder, self.state_encoder = self._encoders[n]
         self._pending = []
         self._game_shown = False
-        if self._use_mirror:
-            mirror = self._mirrors.get(self.config.num_players)  # for this config and mode
-            stale = mirror is None or mirror.config is not self.config
-            if stale or mirror.reward_mode != self.reward_mode:
+        if self._use_kernels:
+            kgame = self._kernel_games.get(self.config.num_players)  # for this config and mode
+            stale = kgame is None or kgame.config is not self.config
+            if stale or kgame.reward_mode != self.reward_mode:
                 from gnome_env import vector
 
-                assert (MIRROR_ROUND_ENDED, MIRROR_GAME_OVER, MIRROR_ILLEGAL) == (
-                    vector.MIRROR_ROUND_ENDED,
-                    vector.MIRROR_GAME_OVER,
-                    vector.MIRROR_ILLEGAL,
+                assert (KERNEL_ROUND_ENDED, KERNEL_GAME_OVER, KERNEL_ILLEGAL) == (
+                    vector.KERNEL_ROUND_ENDED,
+                    vector.KERNEL_GAME_OVER,
+                    vector.KERNEL_ILLEGAL,
                 )
-                mirror = vector.GameMirror(self.config, self.reward_mode)
-                self._mirrors[self.config.num_players] = mirror
-            self._mirror = mirror
-            seat = mirror.reset(game_seed)
+                kgame = vector.KernelGame(self.config, self.reward_mode)
+                self._kernel_games[self.config.num_players] = kgame
+            self._kernel_game = kgame
+            seat = kgame.reset(game_seed)
             self._game = None  # Game(config, game_seed), made when needed
             self._game_seed = game_seed
             self._live = True
             self._obs_agent = self.possible_agents[seat]
         else:
-            self._mirror = None
+            self._kernel_game = None
             self._game = Game(self.config, game_seed)
-            self._stop_mirror()
+            self._stop_kernel_game()
             seat = self._game.current_seat
         self.agents = self.possible_agents[: self.config.num_players]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -362,8 +362,8 @@ class raw_env(AECEnv):
         if self._game_shown:
             self._check_shown_game()
         if agent == self._obs_agent and agent == self.agent_selection:
-            mirror = self._mirror  # the acting agent: its decision is in the buffers
-            return {"observation": mirror.obs.copy(), "action_mask": mirror.mask.copy()}
+            kgame = self._kernel_game  # the acting agent: its decision is in the buffers
+            return {"observation": kgame.obs.copy(), "action_mask": kgame.mask.copy()}
         seat = self._seat[agent]
         if seat >= self.config.num_players:
             raise ValueError(
@@ -372,7 +372,7 @@ class raw_env(AECEnv):
             )
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         if self._live:  # another agent, or the game is over
-            return {"observation": self._mirror.observe(seat), "action_mask": mask}
+            return {"observation": self._kernel_game.observe(seat), "action_mask": mask}
         game = self._game
         if seat == game.current_seat and agent == self.agent_selection:
             mask[game.legal_actions()] = 1
@@ -394,11 +394,11 @@ class raw_env(AECEnv):
             if self._game_shown:
                 code = self._play_on_shown_game(action)
             elif 0 <= action < A.NUM_ACTIONS:
-                code = self._mirror.step(action)
-                if code != MIRROR_ILLEGAL:
+                code = self._kernel_game.step(action)
+                if code != KERNEL_ILLEGAL:
                     self._pending.append(action)  # the Game catches up when needed
             else:
-                code = MIRROR_ILLEGAL
+                code = KERNEL_ILLEGAL
             if code >= 0:  # the common case: no round ended, so every reward is 0.0
                 self._cumulative_rewards[agent] = 0.0
                 self.infos[agent] = {}
@@ -407,12 +407,12 @@ class raw_env(AECEnv):
                 if self.render_mode == "human":
                     self.render()
                 return
-            if code != MIRROR_ILLEGAL:
+            if code != KERNEL_ILLEGAL:
                 self._after_round_end(agent, code)
                 return
             if self._live:
                 self._refuse(action)
-        # The Game alone (the mirror is not in play): an illegal action raises ValueError
+        # The Game alone (the kernel game is not in play): an illegal action raises ValueError
         # and changes nothing.
         game = self._game
         rounds_before = len(game.round_results)
@@ -420,45 +420,45 @@ class raw_env(AECEnv):
         self._after_apply(agent, rounds_before)
 
     def _refuse(self, action: int) -> None:
-        """Raise Game.apply's ValueError for an action the mirror refused (nothing changes)."""
+        """Raise Game.apply's ValueError for an action the kernel game refused (nothing changes)."""
         self._synced_game().apply(action)
-        raise RuntimeError(f"the kernel mirror refused the legal action {action}")  # a bug
+        raise RuntimeError(f"the kernel game refused the legal action {action}")  # a bug
 
     def _play_on_shown_game(self, action: int) -> int:
-        """The mirror step of step() once the Game has been handed out: the Game is kept
-        current. MIRROR_ILLEGAL, changing nothing, if the action is not legal -- or if the
-        Game has been played on directly (the mirror stops, step() goes on with the Game)."""
+        """The kernel game step of step() once the Game has been handed out: the Game is kept
+        current. KERNEL_ILLEGAL, changing nothing, if the action is not legal -- or if the
+        Game has been played on directly (the kernel game stops, step() goes on with the Game)."""
         self._check_shown_game()
         if not (self._live and 0 <= action < A.NUM_ACTIONS):
-            return MIRROR_ILLEGAL
-        code = self._mirror.step(action)
-        if code != MIRROR_ILLEGAL:
+            return KERNEL_ILLEGAL
+        code = self._kernel_game.step(action)
+        if code != KERNEL_ILLEGAL:
             self._game.apply(action)
             self._shown_decisions += 1
         return code
 
     def _after_round_end(self, agent: str, code: int) -> None:
-        """_after_apply for a mirror step that ended a round (or the game): rewards, infos
-        and terminations from the mirror's results, exactly as rewards.py makes them."""
-        mirror = self._mirror
+        """_after_apply for a kernel game step that ended a round (or the game): rewards, infos
+        and terminations from the kernel game's results, exactly as rewards.py makes them."""
+        kgame = self._kernel_game
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        rewards = mirror.rewards.tolist()
+        rewards = kgame.rewards.tolist()
         self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
-        info = mirror.round_info(self.agents)
+        info = kgame.round_info(self.agents)
         for a in self.agents:
             self.infos[a] = dict(info)
-        if code == MIRROR_GAME_OVER:
-            truncated = mirror.truncated
+        if code == KERNEL_GAME_OVER:
+            truncated = kgame.truncated
             self.terminations = dict.fromkeys(self.agents, not truncated)
             self.truncations = dict.fromkeys(self.agents, truncated)
         self._accumulate_rewards()
-        if code == MIRROR_GAME_OVER:
+        if code == KERNEL_GAME_OVER:
             seat = (self._seat[agent] + 1) % len(self.agents)
             self.agent_selection = self.possible_agents[seat]
             self._obs_agent = None
         else:
-            self.agent_selection = self._obs_agent = self.possible_agents[mirror.seat]
+            self.agent_selection = self._obs_agent = self.possible_agents[kgame.seat]
         if self.render_mode == "human":
             self.render()
 

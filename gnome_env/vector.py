@@ -3,7 +3,7 @@
 The rules, observations and rewards are exactly those of :class:`gnome_env.engine.Game`,
 :class:`gnome_env.encoding.ObservationEncoder` and the AEC env
 (:mod:`gnome_env.gnoming_a_round_v0`); the differential tests in ``tests/test_vector.py``
-compare all of them at every step. The game logic is in :mod:`gnome_env._vector_kernels`,
+compare all of them at every step. The game logic is in :mod:`gnome_env._kernels`,
 compiled with numba when it is installed (``pip install gnome-env[fast]``).
 
 Quick use::
@@ -98,7 +98,7 @@ numba
 -----
 Without numba, or with the environment variable ``GNOME_NO_NUMBA=1`` set before import,
 the same kernels run as plain Python: identical results, orders of magnitude slower.
-``gnome_env._vector_kernels.COMPILED`` tells which is in use. The first compiled use takes
+``gnome_env._kernels.COMPILED`` tells which is in use. The first compiled use takes
 some seconds (cached on disk afterwards).
 """
 
@@ -109,10 +109,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gnome_env import _vector_kernels as K
+from gnome_env import _kernels as K
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
-from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, seat_counts
+from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
@@ -148,18 +148,6 @@ def game_stream(key: tuple[int, ...], episode: int) -> tuple[int, int]:
     return int(words[0]) >> 1, int(words[1])
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}={value!r} is not allowed: must be an integer")
-    if not low <= value < high:
-        raise ValueError(f"{name}={value!r} is not allowed: must be in {low}..{high - 1}")
-    return int(value)
-
-
-def _check_players(name: str, value: object) -> int:
-    return _check_int(name, value, MIN_PLAYERS, MAX_PLAYERS + 1)
-
-
 class VectorGame:
     """``batch_size`` games stepped together (see the module docstring for the manual)."""
 
@@ -176,7 +164,7 @@ class VectorGame:
             config = RulesConfig()
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
-        self.batch_size = _check_int("batch_size", batch_size, 1, 2**31)
+        self.batch_size = check_int("batch_size", batch_size, 1, 2**31 - 1)
         self.reward_mode = check_reward_mode(reward_mode)
         if num_players is None:
             num_players = config.num_players
@@ -191,7 +179,9 @@ class VectorGame:
                     f"players_per_slot has {len(players_per_slot)} entries, "
                     f"batch_size is {self.batch_size}"
                 )
-            slot_players = [_check_players("players_per_slot", n) for n in players_per_slot]
+            slot_players = [
+                check_int("players_per_slot", n, MIN_PLAYERS, MAX_PLAYERS) for n in players_per_slot
+            ]
         self._slot_players = slot_players
         used = sorted(set(slot_players if slot_players is not None else choices))
         # One validated config per seat count (raises if the deck is too small, R1).
@@ -340,13 +330,13 @@ class VectorGame:
                 raise ValueError("seeds must be a sequence of batch_size non-negative integers")
             if len(seeds) != b:
                 raise ValueError(f"seeds has {len(seeds)} entries, batch_size is {b}")
-            first = [_check_int("seeds[...]", s, 0, MAX_SEED) for s in seeds]
+            first = [check_int("seeds[...]", s, 0, MAX_SEED - 1) for s in seeds]
             keys = [(s, slot) for slot, s in enumerate(first)]
             self.seed = None
         else:
             if seed is None:
                 seed = int(np.random.SeedSequence().entropy) % MAX_SEED
-            seed = _check_int("seed", seed, 0, MAX_SEED)
+            seed = check_int("seed", seed, 0, MAX_SEED - 1)
             keys = [(seed, slot) for slot in range(b)]
             self.seed = seed
         self._keys = keys
@@ -534,13 +524,13 @@ class VectorGame:
         return self.expand(self._tokens)
 
 
-#: GameMirror.step's codes besides a seat (>= 0, the next decision, no round ended)
-MIRROR_ROUND_ENDED = -1  # a round ended; the next round's first decision is at ``seat``
-MIRROR_GAME_OVER = -2  # the game ended; the kernel state is its final state
-MIRROR_ILLEGAL = -3  # the action is not legal now; nothing changed
+#: KernelGame.step's codes besides a seat (>= 0, the next decision, no round ended)
+KERNEL_ROUND_ENDED = -1  # a round ended; the next round's first decision is at ``seat``
+KERNEL_GAME_OVER = -2  # the game ended; the kernel state is its final state
+KERNEL_ILLEGAL = -3  # the action is not legal now; nothing changed
 
 
-class GameMirror:
+class KernelGame:
     """One game on the compiled kernels, for the AEC env (:mod:`gnome_env.gnoming_a_round_v0`).
 
     Each :meth:`step` is one compiled call that applies a legal action and writes the next
@@ -549,18 +539,18 @@ class GameMirror:
     .tokens`` / ``.encode`` of the ``Game(config, seed)`` that played the same actions. A step
     that ends a round leaves its results in :attr:`rewards` (float64, the values of
     :func:`gnome_env.rewards.rewards_after_action`) and :attr:`results` (``R_*`` columns of
-    :mod:`gnome_env._vector_kernels`; :meth:`round_info` reads them as
-    :func:`gnome_env.rewards.round_info` does). When the game ends the mirror stops there --
+    :mod:`gnome_env._kernels`; :meth:`round_info` reads them as
+    :func:`gnome_env.rewards.round_info` does). When the game ends the kernel game stops there --
     no automatic reset -- so :meth:`observe` gives any seat's view of the final state.
 
-    Only worth using when the kernels are compiled (:data:`gnome_env._vector_kernels.COMPILED`).
+    Only worth using when the kernels are compiled (:data:`gnome_env._kernels.COMPILED`).
     """
 
     def __init__(self, config: RulesConfig, reward_mode: str = "win") -> None:
         self.config = config
         self.reward_mode = reward_mode
         # A VectorGame of one slot holds the rule parameters and the game's arrays (its row
-        # 0); the mirror calls the kernels on them directly.
+        # 0); the kernel game calls the kernels on them directly.
         self._vec = vec = VectorGame(config, 1, reward_mode=reward_mode)
         self.num_players = n = config.num_players
         self._turn_cap = vec._turn_caps[n]
@@ -584,15 +574,15 @@ class GameMirror:
         self._emit_args = (legal, self.tokens, tok_off, tok_scale, self.obs)
         self._step_args = (*self._game_args, *self._emit_args, self.rewards, self.results)
         self._observe_args = (np.zeros_like(self.tokens), tok_off, tok_scale)
-        self._step = K.entry_point(K.mirror_step, *self._step_args, 0)
+        self._step = K.entry_point(K.single_step, *self._step_args, 0)
         self._supply_resume = K.entry_point(
-            K.mirror_supply_resume, *self._game_args, *self._emit_args, vec._canon, 0
+            K.single_supply_resume, *self._game_args, *self._emit_args, vec._canon, 0
         )
         self._observe = K.entry_point(
             K.observe_seat, *self._game_args, 0, *self._observe_args, np.empty_like(self.obs)
         )
 
-    # Copies and pickles: the arrays' contents, into a mirror built afresh (the views and
+    # Copies and pickles: the arrays' contents, into a kernel game built afresh (the views and
     # the compiled entry points are not copied).
     _STATE = ("_g", "_cards", "mask", "tokens", "obs", "rewards", "results")
 
@@ -625,8 +615,8 @@ class GameMirror:
     def step(self, action: int) -> int:
         """Apply ``action`` (an int in ``0..32``) if it is legal.
 
-        Returns the next acting seat if no round ended, else MIRROR_ROUND_ENDED (the next
-        round's first decision is at :attr:`seat`) or MIRROR_GAME_OVER; MIRROR_ILLEGAL
+        Returns the next acting seat if no round ended, else KERNEL_ROUND_ENDED (the next
+        round's first decision is at :attr:`seat`) or KERNEL_GAME_OVER; KERNEL_ILLEGAL
         (nothing changed) if the action is not legal now.
         """
         code = self._step(*self._step_args, action)
@@ -634,15 +624,15 @@ class GameMirror:
             self.seat = code
             return code
         if code == K.STEP_ILLEGAL:
-            return MIRROR_ILLEGAL
+            return KERNEL_ILLEGAL
         if code == -K.NEED_NEW_GAME:  # not resumed: the final state stays for observe()
             self.seat = -1
-            return MIRROR_GAME_OVER
+            return KERNEL_GAME_OVER
         # a reshuffle or the next round's deal, drawn in the kernel, then the next decision
         self.seat = self._supply_resume(
             *self._game_args, *self._emit_args, self._vec._canon, self.seed
         )
-        return MIRROR_ROUND_ENDED if code == -K.NEED_DEAL else self.seat
+        return KERNEL_ROUND_ENDED if code == -K.NEED_DEAL else self.seat
 
     def observe(self, seat: int) -> np.ndarray:
         """A new float32 observation of the game seen from ``seat`` (any seat, any time)."""

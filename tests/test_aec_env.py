@@ -497,32 +497,32 @@ def outcome_of(fn):
         return (type(err).__name__, str(err))
 
 
-def mirror_pair(make=gnoming_a_round_v0.raw_env, **kwargs):
-    """The same env with the kernel mirror (fast) and on the Game alone (slow)."""
+def kernel_pair(make=gnoming_a_round_v0.raw_env, **kwargs):
+    """The same env with the kernel game (fast) and on the Game alone (slow)."""
     pytest.importorskip("numba")
-    from gnome_env import _vector_kernels
+    from gnome_env import _kernels
 
-    if not _vector_kernels.COMPILED:
+    if not _kernels.COMPILED:
         pytest.skip("the kernels are not compiled (GNOME_NO_NUMBA)")
     fast, slow = make(**kwargs), make(**kwargs)
-    slow._use_mirror = False
+    slow._use_kernels = False
     return fast, slow
 
 
 @pytest.mark.parametrize("num_players", [3, 5, 7, [3, 6, 7]])
 @pytest.mark.parametrize("variant", range(len(FAST_VARIANTS)))
-def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players, variant):
-    """With numba, raw_env plays the game on a kernel copy (gnome_env.vector.GameMirror) and
+def test_kernel_game_gives_the_encoders_observations_at_every_step(num_players, variant):
+    """With numba, raw_env plays the game on a kernel copy (gnome_env.vector.KernelGame) and
     syncs its Game only on demand; everything a user sees must equal the Game-only env's,
     step by step: every agent's observation and mask (mid-game and after the game), infos,
     rewards (bit for bit), terminations, state(), render(), and illegal or malformed
     actions (the same ValueError, nothing changed)."""
     rules = dict(FAST_VARIANTS[variant])
-    fast, slow = mirror_pair(num_players=num_players, render_mode="ansi", **rules)
+    fast, slow = kernel_pair(num_players=num_players, render_mode="ansi", **rules)
     for seed in (variant, 100 + variant):
         fast.reset(seed=seed)
         slow.reset(seed=seed)
-        assert fast._mirror is not None and slow._mirror is None
+        assert fast._kernel_game is not None and slow._kernel_game is None
         rng = random.Random(seed)
         steps = 0
         for agent in fast.agent_iter():
@@ -550,11 +550,11 @@ def test_kernel_mirror_gives_the_encoders_observations_at_every_step(num_players
 
 
 @pytest.mark.parametrize("illegal_at", [0, 1, 9, 60, 200])
-def test_kernel_mirror_checked_env_illegal_action_mid_game(illegal_at, caplog):
-    """env() on the mirror: an illegal action mid-game ends the game exactly as on the Game
+def test_kernel_game_checked_env_illegal_action_mid_game(illegal_at, caplog):
+    """env() on the kernel game: an illegal action mid-game ends the game exactly as on the Game
     alone (warning, -1, every agent terminated and stepped out, observations after it)."""
     caplog.set_level(logging.WARNING)
-    fast, slow = mirror_pair(gnoming_a_round_v0.env, num_players=4, reward_mode="score")
+    fast, slow = kernel_pair(gnoming_a_round_v0.env, num_players=4, reward_mode="score")
     traces = []
     for env in (fast, slow):
         env.reset(seed=17)
@@ -579,10 +579,10 @@ def test_kernel_mirror_checked_env_illegal_action_mid_game(illegal_at, caplog):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_kernel_mirror_rewards_and_infos_over_many_games(mode):
-    """Round ends and game ends on the mirror, over many short games and every reward
+def test_kernel_game_rewards_and_infos_over_many_games(mode):
+    """Round ends and game ends on the kernel game, over many short games and every reward
     mode: rewards bit for bit, infos, terminations and truncations (turn cap)."""
-    fast, slow = mirror_pair(num_players=3, reward_mode=mode, rounds=2, max_turns_per_round=30)
+    fast, slow = kernel_pair(num_players=3, reward_mode=mode, rounds=2, max_turns_per_round=30)
     last_round_ends = set()
     for seed in range(16):
         fast.reset(seed=seed)
@@ -598,10 +598,10 @@ def test_kernel_mirror_rewards_and_infos_over_many_games(mode):
     assert {"turn_cap", "endgame"} <= last_round_ends  # truncated and terminated games
 
 
-def test_kernel_mirror_keeps_a_handed_out_game_current_and_follows_it_if_played_on():
+def test_kernel_game_keeps_a_handed_out_game_current_and_follows_it_if_played_on():
     """``env.game`` is synced lazily; once handed out it stays current at every step, and
     if someone plays on it directly the env follows that Game (as the Game-only env)."""
-    fast, slow = mirror_pair(num_players=4)
+    fast, slow = kernel_pair(num_players=4)
     fast.reset(seed=6)
     slow.reset(seed=6)
     rng = random.Random(6)
@@ -627,12 +627,12 @@ def test_kernel_mirror_keeps_a_handed_out_game_current_and_follows_it_if_played_
         assert fast.game.digest() == slow.game.digest()
 
 
-def test_kernel_mirror_env_survives_copy_and_pickle():
-    """A copied or pickled env (mirror and lazy Game included) plays on like the original."""
+def test_kernel_game_env_survives_copy_and_pickle():
+    """A copied or pickled env (kernel game and lazy Game included) plays on like the original."""
     import copy
     import pickle
 
-    fast, slow = mirror_pair(num_players=5)
+    fast, slow = kernel_pair(num_players=5)
     fast.reset(seed=2)
     slow.reset(seed=2)
     rng = random.Random(2)
@@ -651,7 +651,7 @@ def test_kernel_mirror_env_survives_copy_and_pickle():
         assert twin.game.digest() == reference.game.digest()
 
 
-def test_kernel_mirror_steps_aside_when_the_game_is_replaced():
+def test_kernel_game_steps_aside_when_the_game_is_replaced():
     """A test or user may put another Game into env.game: observations then follow it."""
     pytest.importorskip("numba")
     from gnome_env.engine import Game

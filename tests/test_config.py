@@ -109,3 +109,37 @@ def test_r1_deck_too_small_for_players():
 def test_r1_bad_deck_spec(deck, message):
     with pytest.raises(ValueError, match=message):
         RulesConfig.from_dict({"deck": deck})
+
+
+def test_one_range_check_gives_the_same_message_everywhere():
+    """gnome_env.config.check_int is the project's one integer check: the rules config, the
+    vector engine, the arena and the training configs all answer with its message."""
+    import numpy as np
+
+    from agents.arena import run_arena
+    from gnome_env.config import check_float, check_int
+    from gnome_env.vector import VectorGame
+    from training.config import ConfigError, check_at_least
+
+    assert check_int("n", np.int64(4), 3, 7) == 4 and type(check_int("n", 4, 3)) is int
+    for bad in (True, np.bool_(True), 2.0, "4", 8):
+        with pytest.raises(
+            ValueError, match=r"n=.* is not allowed: must be an integer from 3 to 7"
+        ):
+            check_int("n", bad, 3, 7)
+    with pytest.raises(
+        ValueError, match="batch_size=0 is not allowed: must be an integer from 1 to"
+    ):
+        VectorGame(batch_size=0)
+    with pytest.raises(ValueError, match="games=0 is not allowed: must be an integer >= 1"):
+        run_arena(["random"] * 3, 3, 0)
+    with pytest.raises(
+        ValueError, match="num_players=8 is not allowed: must be an integer from 3 to 7"
+    ):
+        run_arena(["random"] * 3, 8, 3)
+    with pytest.raises(ConfigError, match="workers=0 is not allowed: must be an integer >= 1"):
+        check_at_least("workers", 0, 1)
+    assert check_float("gamma", 1.0, 0.0, 1.0, low_open=True) == 1.0
+    for bad in (0.0, float("nan"), 1.5):
+        with pytest.raises(ValueError, match=r"gamma=.* is not allowed: must be in \(0.0, 1.0\]"):
+            check_float("gamma", bad, 0.0, 1.0, low_open=True)

@@ -1,4 +1,4 @@
-"""The kernels' re-expression of numpy's shuffles (gnome_env._vector_kernels) against numpy.
+"""The kernels' re-expression of numpy's shuffles (gnome_env._kernels) against numpy.
 
 engine.deal_order / reshuffle_order (``default_rng(entropy).permutation(n)``) and
 vector.game_stream (``SeedSequence(entropy).generate_state(2, uint64)``) are the reference;
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gnome_env import _vector_kernels as kernels
+from gnome_env import _kernels as kernels
 from gnome_env.engine import deal_order, reshuffle_order
 from gnome_env.vector import game_stream
 
@@ -100,7 +100,7 @@ def test_uncompiled_kernels_reproduce_numpy_too():
         return
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from gnome_env import _vector_kernels as k; assert not k.COMPILED;"
+        "from gnome_env import _kernels as k; assert not k.COMPILED;"
         "from test_shuffle_kernel import mismatches; print(mismatches(300, seed=1))"
     )
     env = dict(os.environ, GNOME_NO_NUMBA="1")

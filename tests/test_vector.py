@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from gnome_env import Game, RulesConfig
-from gnome_env import _vector_kernels as kernels
+from gnome_env import _kernels as kernels
 from gnome_env import actions as A
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import deal_order, reshuffle_order
@@ -304,7 +304,7 @@ def test_plain_python_fallback_gives_the_same_trajectory():
     """``GNOME_NO_NUMBA=1``: the kernels run uncompiled, with identical results."""
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from gnome_env import _vector_kernels as k; assert not k.COMPILED;"
+        "from gnome_env import _kernels as k; assert not k.COMPILED;"
         "from test_vector import trajectory_digest; print(trajectory_digest())"
     )
     env = dict(os.environ, GNOME_NO_NUMBA="1")

@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
-import math
 import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+
+from gnome_env.config import check_float, check_int
 
 C = TypeVar("C")
 
@@ -188,21 +189,21 @@ def build_config(
 
 
 def check_at_least(name: str, value: int, low: int) -> None:
-    """ConfigError unless the integer ``value`` is >= ``low``."""
-    if value < low:
-        raise ConfigError(f"{name}={value!r} is not allowed: must be an integer >= {low}")
+    """ConfigError unless the integer ``value`` is >= ``low`` (``check_int``)."""
+    try:
+        check_int(name, value, low)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 def check_in_range(
     name: str, value: float, low: float, high: float | None, *, low_open: bool = False
 ) -> None:
-    """ConfigError unless ``value`` is finite and ``low <= value <= high`` (``low < value``
-    if ``low_open``; no upper bound if ``high`` is None)."""
-    too_low = value <= low if low_open else value < low
-    if not math.isfinite(value) or too_low or (high is not None and value > high):
-        left = "(" if low_open else "["
-        right = f"{high}]" if high is not None else "inf)"
-        raise ConfigError(f"{name}={value!r} is not allowed: must be in {left}{low}, {right}")
+    """ConfigError unless ``value`` is finite and in range (``check_float``)."""
+    try:
+        check_float(name, value, low, high, low_open=low_open)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 def config_from_command_line(

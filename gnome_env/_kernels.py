@@ -31,8 +31,8 @@ Generator.shuffle (the section "numpy's shuffles") -- and starts a slot's next g
 carries on. At most one such pause happens per game and step: a reshuffle is followed by the
 PLACE decision, and a new round (or a new game after auto-reset) by its first opening flip.
 
-The last section runs *one* game for the AEC env (:class:`gnome_env.vector.GameMirror`):
-:func:`mirror_step` applies an action and writes the next decision, float observation
+The last section runs *one* game for the AEC env (:class:`gnome_env.vector.KernelGame`):
+:func:`single_step` applies an action and writes the next decision, float observation
 included, in one call. A game that ends there is not resumed (no NEED_NEW_GAME supply): its
 final state -- every card revealed and counted as seen, phase PH_OVER, C_SEAT -1 -- stays,
 and :func:`observe_seat` encodes it for any seat exactly as the encoder encodes the Game.
@@ -85,7 +85,7 @@ def entry_point(fn, *args):
     """``fn`` compiled for the types of ``args``, to call without numba's type dispatch.
 
     The dispatcher types every argument at every call (about 0.05 us each), a large share
-    of the AEC env's single-game step (:class:`gnome_env.vector.GameMirror`), whose kernels
+    of the AEC env's single-game step (:class:`gnome_env.vector.KernelGame`), whose kernels
     always get the same arrays and an int. The entry point skips that -- and does not check
     the types, so it must only ever get arguments typed exactly like ``args``. Without numba
     (or where the entry point cannot be had) this is ``fn`` itself.
@@ -880,7 +880,7 @@ def resume_game(g, cards, prm):
         finish_draw(g, cards)
     elif need == NEED_DEAL:  # R3 for the next round
         start_round(g, cards, prm)
-    else:  # a new game (auto-reset, or GameMirror.reset)
+    else:  # a new game (auto-reset, or KernelGame.reset)
         new_game(g, cards, prm)
 
 
@@ -1251,7 +1251,7 @@ def supply_batch(st, stk, paused, count, seeds, keys, episodes, choices, slot_n,
 
 
 # ====================================================================== one game, for the AEC env
-# GameMirror (gnome_env.vector) runs one game for the AEC env on these kernels: each call
+# KernelGame (gnome_env.vector) runs one game for the AEC env on these kernels: each call
 # applies one action *and* writes the next decision -- legal mask, tokens and the float32
 # observation the env hands out -- so that a step costs one compiled call.
 #
@@ -1259,7 +1259,7 @@ def supply_batch(st, stk, paused, count, seeds, keys, episodes, choices, slot_n,
 # expansion token by token: scale 0 marks a one-hot token (1.0 at ``tok_off + token``),
 # otherwise the entry at ``tok_off`` is ``token * scale`` in float32, as the encoder computes.
 
-STEP_ILLEGAL = -100  # mirror_step: the action is not legal now; nothing changed
+STEP_ILLEGAL = -100  # single_step: the action is not legal now; nothing changed
 
 
 @maybe_njit
@@ -1284,7 +1284,7 @@ def emit_observation(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_s
 
 
 @maybe_njit
-def mirror_step(
+def single_step(
     g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs, rew, res, action
 ):
     """Apply ``action`` (0 <= action < NUM_ACTIONS) to one game if ``legal[action]``.
@@ -1308,8 +1308,8 @@ def mirror_step(
 
 
 @maybe_njit
-def mirror_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs):
-    """:func:`resume_game`, then the next decision as in :func:`mirror_step`; returns the
+def single_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs):
+    """:func:`resume_game`, then the next decision as in :func:`single_step`; returns the
     acting seat."""
     resume_game(g, cards, prm)
     emit_observation(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs)
@@ -1317,12 +1317,12 @@ def mirror_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scal
 
 
 @maybe_njit
-def mirror_supply_resume(
+def single_supply_resume(
     g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs, canon, seed
 ):
-    """:func:`supply_shuffle` (``seed``: the Game seed), then :func:`mirror_resume`."""
+    """:func:`supply_shuffle` (``seed``: the Game seed), then :func:`single_resume`."""
     supply_shuffle(g, cards, seed, canon, prm)
-    return mirror_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs)
+    return single_resume(g, cards, prm, kcode, kcount, legal, tokens, tok_off, tok_scale, obs)
 
 
 @maybe_njit
