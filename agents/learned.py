@@ -388,7 +388,7 @@ def read_checkpoint(path: str | Path, rules: RulesConfig | None = None) -> dict[
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(
             f"{where} is not a gnome_env policy checkpoint (expected a dict with "
-            f"format={CHECKPOINT_FORMAT!r}, as written by training/ppo.py)"
+            f"format={CHECKPOINT_FORMAT!r}, as written by gnome train)"
         )
     if data.get("version") != CHECKPOINT_VERSION:
         raise ValueError(

@@ -1,4 +1,4 @@
-"""PPO end-to-end throughput: learner samples/s and decisions/s of training/ppo.py.
+"""PPO end-to-end throughput: learner samples/s and decisions/s of training.ppo.
 
     python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1]
                               [--features config|on|off|both] [--cache on|off|both]

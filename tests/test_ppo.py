@@ -1,4 +1,4 @@
-"""Self-play PPO (training/ppo.py): config, advantages, a real short run, resume, errors."""
+"""Self-play PPO (training.ppo): config, advantages, a real short run, resume, errors."""
 
 from __future__ import annotations
 
@@ -347,3 +347,40 @@ def test_shaping_adds_gamma_phi_next_minus_phi_along_each_chain():
     # t=1: reward 1, terminal: 1 + .9 * 0 - .5 = .5; t=0: 0 + .9 * .5 - .2 + .9 * .5 = .7
     assert np.allclose(adv, [0.7, 0.5, 0.0], atol=1e-6)
     assert valid.tolist() == [True, True, False]
+
+
+# Recorded with the single-file training/ppo.py (before the split into the training.ppo
+# package, issue #14 item 4) on CPU, one torch thread, torch 2.13.0+cpu and numpy 2.4.6.
+PRE_SPLIT_DIGEST = "f6b52ea26ebf4b7564a53f06e93025748fb134b8b2fad86bb41decb9090bb537"
+
+
+def test_the_training_package_reaches_the_weights_of_the_single_file_version(tmp_path):
+    """A short run through every part (self-play, snapshots, greedy, random and expert bots,
+    features and expert hint, shaping, imitation warm start, evaluations, checkpoints) gives
+    bit-identical weights to the run recorded before training/ppo.py became a package."""
+    import hashlib
+
+    import numpy as np
+
+    if torch.__version__ != "2.13.0+cpu" or not np.__version__.startswith("2.4."):
+        pytest.skip(
+            f"the digest was recorded with torch 2.13.0+cpu and numpy 2.4.x (here torch "
+            f"{torch.__version__}, numpy {np.__version__})"
+        )
+    cfg = PPOConfig(
+        seed=5, output_dir=str(tmp_path), total_steps=5 * 12 * 10, num_envs=12,
+        rollout_steps=10, num_players=[3, 5, 7], bot_opponents=["greedy", "random", "expert"],
+        bot_fraction=0.6, self_play_fraction=0.3, snapshot_interval=2, pool_size=2,
+        minibatch_size=32, update_epochs=2, hidden=[32, 32], features=True, expert_hint=True,
+        shaping=0.5, pretrain_teacher="greedy", pretrain_decisions=512, pretrain_epochs=1,
+        eval_interval=2, eval_games=3, eval_opponents=["random"], final_eval_games=3,
+        checkpoint_interval=2, torch_threads=1, progress=False, tensorboard=False,
+    )  # fmt: skip
+    cfg.validate()
+    train(cfg)
+    weights = _weights(tmp_path / "policy.pt")
+    digest = hashlib.sha256()
+    for key in sorted(weights):
+        digest.update(key.encode())
+        digest.update(weights[key].numpy().tobytes())
+    assert digest.hexdigest() == PRE_SPLIT_DIGEST

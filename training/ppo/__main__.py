@@ -1,0 +1,7 @@
+"""``python -m training.ppo`` is ``gnome train``."""
+
+import sys
+
+from training.ppo.command import main
+
+sys.exit(main())
