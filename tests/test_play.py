@@ -23,7 +23,7 @@ from gnome_env.describe import card_words
 from gnome_env.engine import Phase
 from gnome_env.policies import Policy, RandomPolicy
 from gnome_env.testing import stack_deck
-from training.cli import main
+from training.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -210,7 +210,7 @@ def test_an_opponent_choosing_an_illegal_action_raises():
 # ---------------------------------------------------------------------- gnome play
 def gnome_command() -> list[str]:
     script = Path(sys.executable).with_name("gnome")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "training.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "training.app.cli"]
 
 
 def test_gnome_play_subprocess_plays_a_complete_game_from_scripted_stdin():

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 
 from agents.learned import PolicyAgent, PolicyNetwork, checkpoint_header, write_checkpoint  # noqa: E402
-from training.cli import main as gnome_main  # noqa: E402
+from training.app.cli import main as gnome_main  # noqa: E402
 from training.config import ConfigError, build_config  # noqa: E402
 from training.ppo import PPOConfig, Rollout, advantages, load_resume, main, train  # noqa: E402
 
@@ -127,7 +127,7 @@ def _read_scalars(tb_dir: Path) -> set[str]:
 def test_short_training_run_in_a_subprocess_writes_every_artefact(tmp_path):
     out = tmp_path / "run"
     cmd = [
-        sys.executable, "-m", "training.cli", "train",
+        sys.executable, "-m", "training.app.cli", "train",
         "--config", str(ROOT / "configs/quickstart.yaml"),
         "--output_dir", str(out), "--total_steps", "2048", "--num_envs", "16",
         "--rollout_steps", "32", "--num_players", "[3, 5]", "--minibatch_size", "128",

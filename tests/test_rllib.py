@@ -185,7 +185,7 @@ def test_the_core_packages_do_not_import_ray():
     leaves Ray unimported; only agents.rllib_agent and training.rllib_ppo load it."""
     code = (
         "import sys, gnome_env, gnome_env.gnoming_a_round_v0, gnome_env.vector, agents.arena, "
-        "agents.registry, agents.learned, training.ppo, training.cli; "
+        "agents.registry, agents.learned, training.ppo, training.app.cli; "
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
     )
     proc = subprocess.run(

@@ -132,7 +132,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     """Measure throughput against the reference environments and print a table."""
-    from training.benchmark import format_report, run_benchmark, save_json
+    from training.app.benchmark import format_report, run_benchmark, save_json
 
     parser: argparse.ArgumentParser = args.parser
     if args.seconds <= 0:
