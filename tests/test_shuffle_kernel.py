@@ -7,11 +7,6 @@ the kernels must reproduce them bit for bit, compiled and uncompiled (GNOME_NO_N
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -94,25 +89,11 @@ def test_reshuffle_of_a_card_row_is_the_engine_reshuffle():
         np.testing.assert_array_equal(row, expected)
 
 
-def test_uncompiled_kernels_reproduce_numpy_too():
+def test_uncompiled_kernels_reproduce_numpy_too(run_uncompiled):
     if not kernels.COMPILED:
         assert mismatches(300, seed=1) == []
         return
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from gnome_env import _kernels as k; assert not k.COMPILED;"
-        "from test_shuffle_kernel import mismatches; print(mismatches(300, seed=1))"
-    )
-    env = dict(os.environ, GNOME_NO_NUMBA="1")
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(Path(__file__).parent)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).parents[1],
-    )
-    assert out.stdout.strip() == "[]"
+    assert run_uncompiled("test_shuffle_kernel", "mismatches(300, seed=1)") == "[]"
 
 
 @pytest.mark.parametrize("choices", [(3,), (3, 4), (3, 4, 5, 6, 7), (5, 7, 4)])

@@ -12,9 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -300,23 +297,9 @@ def trajectory_digest(batch_size: int = 3, steps: int = 250) -> str:
     return h.hexdigest()
 
 
-def test_plain_python_fallback_gives_the_same_trajectory():
+def test_plain_python_fallback_gives_the_same_trajectory(run_uncompiled):
     """``GNOME_NO_NUMBA=1``: the kernels run uncompiled, with identical results."""
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from gnome_env import _kernels as k; assert not k.COMPILED;"
-        "from test_vector import trajectory_digest; print(trajectory_digest())"
-    )
-    env = dict(os.environ, GNOME_NO_NUMBA="1")
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(Path(__file__).parent)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).parents[1],
-    )
-    assert out.stdout.strip() == trajectory_digest()
+    assert run_uncompiled("test_vector", "trajectory_digest()") == trajectory_digest()
 
 
 def test_numba_compiles_the_kernels_when_installed():
