@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------------- configuration
-@pytest.mark.parametrize("name", ["quickstart.yaml", "full.yaml"])
+@pytest.mark.parametrize("name", ["quickstart.yaml", "full.yaml", "beat_expert.yaml"])
 def test_shipped_configs_are_valid_and_cover_every_seat_count(name):
     cfg = build_config(PPOConfig, ROOT / "configs" / name)
     assert cfg.num_players == [3, 4, 5, 6, 7]

@@ -1,4 +1,5 @@
-"""The shipped policy (agents/policies/ppo_3to7): loads, fits the env, plays well, is small."""
+"""The shipped policies (agents/policies/*): load, fit the env, play well, are small, and say
+how they were made."""
 
 from __future__ import annotations
 
@@ -16,31 +17,53 @@ from training.config import build_config  # noqa: E402
 from training.ppo import PPOConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-POLICY_DIR = ROOT / "agents" / "policies" / "ppo_3to7"
-POLICY = POLICY_DIR / "policy.pt"
+POLICIES = ROOT / "agents" / "policies"
+#: name -> the network options it was trained with
+SHIPPED = {
+    "ppo_3to7": {"features": True, "expert_hint": False},
+    "ppo_hint_3to7": {"features": True, "expert_hint": True},
+}
 
 
-def test_shipped_policy_is_small_and_fits_the_default_rules():
-    assert POLICY.stat().st_size < 10 * 2**20
-    data = read_checkpoint(POLICY, RulesConfig())
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_policy_is_small_and_fits_the_default_rules(name):
+    policy = POLICIES / name / "policy.pt"
+    assert policy.stat().st_size < 10 * 2**20
+    data = read_checkpoint(policy, RulesConfig())
     assert data["observation_size"] == ObservationEncoder(RulesConfig()).size
     assert data["env"]["name"] == "gnoming_a_round_v0"
     assert "training" not in data  # weights only: no optimizer, no games in progress
 
 
-def test_shipped_config_is_the_config_it_was_trained_with():
-    saved = build_config(PPOConfig, POLICY_DIR / "config.yaml")
-    summary = read_checkpoint(POLICY)["training_summary"]
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_config_is_the_config_it_was_trained_with(name):
+    saved = build_config(PPOConfig, POLICIES / name / "config.yaml")
+    summary = read_checkpoint(POLICIES / name / "policy.pt")["training_summary"]
     assert summary["config"]["seed"] == saved.seed
-    network = PolicyAgent.load(POLICY).network
+    network = PolicyAgent.load(POLICIES / name / "policy.pt").network
     assert summary["config"]["hidden"] == saved.hidden == network.hidden
-    assert summary["config"]["features"] is saved.features is network.features is True
-    assert summary["config"]["total_steps"] == saved.total_steps
+    for option, value in SHIPPED[name].items():
+        recorded = summary["config"].get(option, False)  # older policies predate the hint
+        assert recorded is getattr(saved, option) is getattr(network, option)
+        assert getattr(network, option) is value
+    assert summary["config"]["total_steps"] == saved.total_steps == summary["decisions"]
     assert saved.num_players == [3, 4, 5, 6, 7]
 
 
+def test_the_recipe_config_is_the_hint_policys_config():
+    """configs/beat_expert.yaml is the run of ppo_hint_3to7 (everything but the process
+    count, which does not change the result)."""
+    recipe = build_config(PPOConfig, ROOT / "configs" / "beat_expert.yaml")
+    shipped = build_config(PPOConfig, POLICIES / "ppo_hint_3to7" / "config.yaml")
+    for field in PPOConfig.__dataclass_fields__:
+        if field not in ("progress", "hint_workers"):
+            assert getattr(recipe, field) == getattr(shipped, field), field
+
+
+@pytest.mark.parametrize("name", SHIPPED)
 @pytest.mark.parametrize("n", [3, 7])
-def test_shipped_policy_beats_random_play(n):
+def test_shipped_policy_beats_random_play(name, n):
     """A regression guard: if the observation or the rules drift, the policy falls apart."""
-    result = run_arena([f"ppo:{POLICY}"] + ["random"] * (n - 1), n, 6 * n, seed=11, progress=False)
+    spec = f"ppo:{POLICIES / name / 'policy.pt'}"
+    result = run_arena([spec] + ["random"] * (n - 1), n, 6 * n, seed=11, progress=False)
     assert result.stats[0].win_rate >= 0.8
