@@ -18,7 +18,7 @@ from training.config import (
     overrides_from_args,
 )
 from training.ppo.config import RESUME_OVERRIDABLE, PPOConfig
-from training.ppo.run import _device, load_init_policy, train
+from training.ppo.run import load_init_policy, resolve_device, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
                 load_init_policy(cfg, RulesConfig())
-        _device(cfg.device)  # a CUDA device that is not there
+        resolve_device(cfg.device)  # a CUDA device that is not there
         if args.stop_after is not None and args.stop_after < 1:
             raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback

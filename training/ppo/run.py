@@ -47,7 +47,7 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
     run = Run.start(cfg, resume_from)
-    report = Reporter(cfg, out, run)
+    report = Reporter(out, run)
     if resume_from is None:
         run.warm_start(report)
     play = SelfPlay(cfg, run.rules, run.device, run.net)
@@ -69,7 +69,7 @@ def train(
         figures = ppo_update(net, opt, ro, adv, valid, cfg, rng, run.device)
         rollout_s, update_s = t_upd - t_roll, time.perf_counter() - t_upd
         run.count(update + 1, int(valid.sum()), rollout_s, update_s)
-        figures.update(loop_figures(cfg, run, play, int(valid.sum()), rollout_s, update_s))
+        figures.update(loop_figures(run, play, int(valid.sum()), rollout_s, update_s))
         report.log(figures, run.global_step)
         if (update + 1) % cfg.snapshot_interval == 0:
             play.add_snapshot(run.net)
@@ -77,10 +77,10 @@ def train(
         if cfg.eval_interval and (update + 1) % cfg.eval_interval == 0 and not done_all:
             report.evaluate(cfg.eval_games)
         if (update + 1) % cfg.checkpoint_interval == 0 or done_all:
-            run.save(out / "checkpoint.pt", play, report.history)
+            run.save(out / "checkpoint.pt", play)
         report.progress(figures)
         if stop_after is not None and update + 1 >= stop_after and not done_all:
-            run.save(out / "checkpoint.pt", play, report.history)
+            run.save(out / "checkpoint.pt", play)
             report.close()
             play.hints.close()
             return {"stopped_after": update + 1}
@@ -90,7 +90,8 @@ def train(
 
 
 # ---------------------------------------------------------------------- the run's state
-def _device(name: str) -> torch.device:
+def resolve_device(name: str) -> torch.device:
+    """The torch device ``device: auto|cpu|cuda`` names; ConfigError if it is not there."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
@@ -118,8 +119,8 @@ def load_init_policy(cfg: PPOConfig, rules: RulesConfig) -> PolicyNetwork:
 
 @dataclass
 class Run:
-    """The network, the optimizer, the minibatch generator and the counters of a run: what a
-    checkpoint holds besides the games (:class:`SelfPlay`) and the history."""
+    """The network, the optimizer, the minibatch generator, the counters and the evaluation
+    history of a run: what a checkpoint holds besides the games (:class:`SelfPlay`)."""
 
     cfg: PPOConfig
     rules: RulesConfig
@@ -140,7 +141,7 @@ class Run:
     @classmethod
     def start(cls, cfg: PPOConfig, resume_from: dict[str, Any] | None) -> Run:
         """A fresh network from ``cfg.seed``, or everything a checkpoint saved."""
-        device = _device(cfg.device)
+        device = resolve_device(cfg.device)
         rules = RulesConfig()
         net = PolicyNetwork(rules, cfg.hidden, features=cfg.features, expert_hint=cfg.expert_hint)
         net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
@@ -192,7 +193,7 @@ class Run:
         """Training seconds in all, earlier sessions included."""
         return self.elapsed + (time.perf_counter() - self.t0)
 
-    def save(self, path: Path, play: SelfPlay, history: list[dict[str, Any]]) -> None:
+    def save(self, path: Path, play: SelfPlay) -> None:
         """The training checkpoint (written atomically)."""
         payload = checkpoint_header(self.net)
         payload["training"] = {
@@ -203,15 +204,16 @@ class Run:
             "optimizer": self.optimizer.state_dict(),
             "selfplay": play.state(),
             "update_rng": self.update_rng.bit_generator.state,
-            "history": json.dumps(history),
+            "history": json.dumps(self.history),
         }
         write_checkpoint(payload, path)
 
 
 def loop_figures(
-    cfg: PPOConfig, run: Run, play: SelfPlay, samples: int, rollout_s: float, update_s: float
+    run: Run, play: SelfPlay, samples: int, rollout_s: float, update_s: float
 ) -> dict[str, float]:
     """The ``charts/`` figures of one update; resets the training-game win counts."""
+    cfg = run.cfg
     seconds = rollout_s + update_s
     figures = {
         "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
@@ -240,11 +242,10 @@ def _stringify(results: dict[str, dict[int, dict[str, float]]]) -> dict[str, Any
 class Reporter:
     """TensorBoard scalars, the arena evaluations (history) and the progress bar of a run."""
 
-    def __init__(self, cfg: PPOConfig, out: Path, run: Run) -> None:
-        self.cfg, self.out, self.run = cfg, out, run
-        self.history = run.history
+    def __init__(self, out: Path, run: Run) -> None:
+        self.cfg, self.out, self.run = run.cfg, out, run
         self.writer = None
-        if cfg.tensorboard:
+        if self.cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
             self.writer = SummaryWriter(str(out / "tb"))
@@ -289,7 +290,7 @@ class Reporter:
                 self.log({f"eval/win_rate/{bot}/{n}p": r["win_rate"]}, run.global_step)
             mean = float(np.mean([r["win_rate"] * n for n, r in per_n.items()]))
             self.log({f"eval/win_rate_over_1_n/{bot}": mean}, run.global_step)
-        self.history.append(
+        run.history.append(
             {"update": run.update, "global_step": run.global_step, "eval": _stringify(results)}
         )
         self.last_eval = " ".join(
@@ -353,8 +354,8 @@ def finish(cfg: PPOConfig, out: Path, run: Run, report: Reporter) -> dict[str, A
         (out / "arena.json").write_text(json.dumps(_stringify(results), indent=1), encoding="utf-8")
         summary["arena"] = results
         print(table)
-    (out / "history.json").write_text(json.dumps(report.history, indent=1), encoding="utf-8")
-    plot_learning_curve(report.history, out / "learning_curve.png")
+    (out / "history.json").write_text(json.dumps(run.history, indent=1), encoding="utf-8")
+    plot_learning_curve(run.history, out / "learning_curve.png")
     report.close()
     print(
         f"trained {run.global_step:,} decisions in {train_seconds / 60:.1f} min; "
