@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make_agent
+from gnome_env import rng
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
@@ -127,19 +128,19 @@ def normal_ci(samples: Sequence[float], z: float = Z_95) -> tuple[float, float, 
 def deal_seeds(seed: int, deal: int) -> tuple[int, int]:
     """``(game_seed, agent_seed)`` of deal number ``deal`` of a run seeded with ``seed``.
 
-    Each deal has its own ``SeedSequence(seed, spawn_key=(deal,))``, so a deal's seeds do
-    not depend on how many deals the run has or on which worker plays it.
+    Outputs 0 and 1 of the stream ``(ARENA, seed, deal)`` of the project's generator
+    (:mod:`gnome_env.rng`), so a deal's seeds do not depend on how many deals the run has,
+    on which worker plays it, or on the numpy version.
     """
-    words = np.random.SeedSequence(seed, spawn_key=(deal,)).generate_state(2, np.uint64)
-    return int(words[0]) >> 1, int(words[1]) >> 1  # non-negative 63-bit ints
+    return (
+        rng.derive_seed(rng.ARENA, seed, deal, 0, 0),
+        rng.derive_seed(rng.ARENA, seed, deal, 0, 1),
+    )
 
 
 def agent_seed_for(agent_seed: int, rotation: int, entry: int) -> int:
     """The seed of lineup entry ``entry`` in rotation ``rotation`` of a deal with ``agent_seed``."""
-    words = np.random.SeedSequence(agent_seed, spawn_key=(rotation, entry)).generate_state(
-        1, np.uint64
-    )
-    return int(words[0]) >> 1
+    return rng.derive_seed(rng.ARENA, agent_seed, rotation + 1, entry + 1)
 
 
 def entry_label(entry: LineupEntry) -> str:
@@ -498,7 +499,7 @@ def run_arena(
         )
     check_int("games", games, 1)
     check_int("workers", workers, 1)
-    check_int("seed", seed, 0)
+    check_int("seed", seed, 0, rng.MAX_SEED - 1)
     rules_dict = _rules_dict(rules, n)
     config = RulesConfig.from_dict(rules_dict)
     for entry in lineup:

@@ -58,7 +58,7 @@ from gnome_env.encoding import ObservationEncoder
 
 CHECKPOINT_FORMAT = "gnome_env-policy"
 CHECKPOINT_VERSION = 1
-ENV_NAME = "gnoming_a_round_v0"
+ENV_NAME = "gnoming_a_round_v1"
 MASKED_LOGIT = -1e9
 #: Initial weight of an action's Greedy estimate change in its logit (per point, negated:
 #: an action that lowers the estimate by 1 point starts e times likelier).

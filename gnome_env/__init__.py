@@ -1,6 +1,7 @@
 """gnome_env: the card game Gnoming A Round (RULES.md R1-R23) as an RL environment.
 
-The engine (:class:`Game`) is pure Python + numpy. Start with::
+The engine (:class:`Game`) is pure Python + numpy; its deals come from the project's own
+generator (:mod:`gnome_env.rng`). Start with::
 
     from gnome_env import Game, RulesConfig
     game = Game(RulesConfig(num_players=5), seed=0)
@@ -34,16 +35,18 @@ def _register() -> None:
             warnings.simplefilter("ignore")
             register_aec(
                 "aec",
-                "gnome_env/gnoming_a_round_v0",
-                entry_point="gnome_env.gnoming_a_round_v0:env",
+                "gnome_env/gnoming_a_round_v1",
+                entry_point="gnome_env.gnoming_a_round_v1:env",
             )
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency
         return
-    if "gnome_env/GnomingARound-v0" not in gymnasium.registry:  # re-import: already there
+    # Only v1 is registered: gymnasium.make("gnome_env/GnomingARound-v0") raises Gymnasium's
+    # DeprecatedEnv error, which names v1 (v0 dealt from numpy.random; see gnoming_a_round_v1).
+    if "gnome_env/GnomingARound-v1" not in gymnasium.registry:  # re-import: already there
         gymnasium.register(
-            id="gnome_env/GnomingARound-v0",
+            id="gnome_env/GnomingARound-v1",
             entry_point="gnome_env.gym_env:GnomeSingleSeatEnv",
         )
 

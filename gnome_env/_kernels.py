@@ -25,9 +25,9 @@ Cards are stored as *kind indices* ``k`` (position of the card code in the deck'
 When a game needs a shuffle (a round's deal, R3, or a reshuffle, R8), the kernel stops
 that game with a *need* code; :func:`supply_batch` then fills ``stk[b, 0]`` with the
 permutation of :func:`gnome_env.engine.deal_order` / :func:`~gnome_env.engine.reshuffle_order`
--- drawn here, by a bit-exact re-expression of numpy's SeedSequence, PCG64 and
-Generator.shuffle (the section "numpy's shuffles") -- and starts a slot's next game
-(auto-reset) as :func:`gnome_env.vector.game_stream` seeds it; :func:`resume_batch` then
+-- drawn here by the compiled functions of :mod:`gnome_env.rng`, the same ones the scalar
+engine calls -- and starts a slot's next game (auto-reset) as
+:func:`gnome_env.vector.game_stream` seeds it; :func:`resume_batch` then
 carries on. At most one such pause happens per game and step: a reshuffle is followed by the
 PLACE decision, and a new round (or a new game after auto-reset) by its first opening flip.
 
@@ -44,59 +44,15 @@ in ``if`` conditions).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from gnome_env import actions as A
 from gnome_env import cards as cards_module
-from gnome_env import encoding, engine
+from gnome_env import encoding, engine, rng
+from gnome_env._jit import COMPILED, entry_point, maybe_njit, numba  # noqa: F401 (re-exported)
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import MAX_PLAYERS
 from gnome_env.engine import Phase, Source
-
-try:  # numba is optional (the ``fast`` extra); without it the kernels run as plain Python
-    if os.environ.get("GNOME_NO_NUMBA", "") not in ("", "0"):
-        raise ImportError("GNOME_NO_NUMBA is set")
-    import numba
-except ImportError:
-    numba = None
-
-#: True when the kernels are compiled by numba.
-COMPILED = numba is not None
-
-
-def maybe_njit(fn):
-    """``numba.njit`` when numba is available, else the function unchanged.
-
-    The kernels allocate nothing, so they are compiled without numba's reference-counting
-    runtime (``_nrt=False``): its atomic increments on the row views cost more than the
-    rules themselves. ``cache=True`` keeps the compiled code on disk between runs.
-    """
-    if numba is None:
-        return fn
-    try:
-        return numba.njit(cache=True, _nrt=False)(fn)
-    except (TypeError, KeyError, ValueError):  # a numba without the option: keep the runtime
-        return numba.njit(cache=True)(fn)
-
-
-def entry_point(fn, *args):
-    """``fn`` compiled for the types of ``args``, to call without numba's type dispatch.
-
-    The dispatcher types every argument at every call (about 0.05 us each), a large share
-    of the AEC env's single-game step (:class:`gnome_env.vector.KernelGame`), whose kernels
-    always get the same arrays and an int. The entry point skips that -- and does not check
-    the types, so it must only ever get arguments typed exactly like ``args``. Without numba
-    (or where the entry point cannot be had) this is ``fn`` itself.
-    """
-    if numba is None:
-        return fn
-    try:
-        return fn.compile(tuple(numba.typeof(a) for a in args))
-    except AttributeError:  # pragma: no cover - a numba without this API: dispatch as usual
-        return fn
-
 
 # ---------------------------------------------------------------------- shared constants
 # Plain ints (numba freezes module globals into the compiled code), taken from the modules
@@ -895,310 +851,10 @@ def resume_batch(st, stk, paused, count, prm, kcode, kcount, legal, tokens, seat
         seats[b] = g[C_SEAT]
 
 
-# ====================================================================== numpy's shuffles
+# ====================================================================== shuffles
 # The deals (engine.deal_order), reshuffles (engine.reshuffle_order) and the vector engine's
-# per-game seeding (vector.game_stream) re-expressed here bit for bit, so that the kernels
-# shuffle without a Python round trip. The scalar engine keeps calling numpy; it is the
-# reference, and tests/test_shuffle_kernel.py compares the two.
-#
-# numpy's arithmetic is on uint32 (SeedSequence) and uint128 (PCG64). Here every value is a
-# non-negative int below 2**32 held in a plain (int64) integer, and each product is masked
-# to its low 32 bits: numba's int64 products wrap modulo 2**64, Python's ints are exact, and
-# either way the low 32 bits -- and, masked after the shift, the next 32 -- are right. A
-# 128-bit number is four such 32-bit limbs, lowest first. So the code runs the same
-# compiled and uncompiled, with no unsigned types (numba turns int64/uint64 mixes to float).
-M32 = 0xFFFFFFFF
-# numpy.random.SeedSequence's hash-mix constants (its pool holds 4 uint32 words).
-SS_INIT_A = 0x43B0D7E5
-SS_MULT_A = 0x931E8875
-SS_INIT_B = 0x8B51F9DD
-SS_MULT_B = 0x58F38DED
-SS_MIX_MULT_L = 0xCA01F9DD
-SS_MIX_MULT_R = 0x4973F715
-SS_XSHIFT = 16
-# PCG64's 128-bit LCG multiplier 0x2360ed051fc65da4_4385df649fccf645, as 32-bit limbs.
-PCG_MULT0 = 0x9FCCF645
-PCG_MULT1 = 0x4385DF64
-PCG_MULT2 = 0x1FC65DA4
-PCG_MULT3 = 0x2360ED05
-
-
-@maybe_njit
-def entropy_word(v0, v1, v2, nvals, index):
-    """Word ``index`` of SeedSequence's entropy for the ints ``(v0, v1, v2)[:nvals]``
-    (each 0 <= v < 2**63), or -1 past its end.
-
-    numpy turns each int of the entropy tuple into little-endian uint32 words -- as many as
-    the int needs, one for 0 -- and concatenates them in tuple order.
-    """
-    for i in range(nvals):
-        v = v0
-        if i == 1:
-            v = v1
-        elif i == 2:
-            v = v2
-        words = 1 if v <= M32 else 2
-        if index < words:
-            return (v >> (32 * index)) & M32
-        index -= words
-    return -1
-
-
-@maybe_njit
-def entropy_words(v0, v1, v2, nvals):
-    """How many words :func:`entropy_word` gives."""
-    count = 0
-    for i in range(nvals):
-        v = v0
-        if i == 1:
-            v = v1
-        elif i == 2:
-            v = v2
-        count += 1 if v <= M32 else 2
-    return count
-
-
-@maybe_njit
-def ss_hashmix(value, hash_const):
-    """SeedSequence's hashmix: returns ``(mixed value, next hash constant)``."""
-    value ^= hash_const
-    hash_const = (hash_const * SS_MULT_A) & M32
-    value = (value * hash_const) & M32
-    value ^= value >> SS_XSHIFT
-    return value, hash_const
-
-
-@maybe_njit
-def ss_mix(x, y):
-    """SeedSequence's mix of two pool words."""
-    result = (SS_MIX_MULT_L * x - SS_MIX_MULT_R * y) & M32
-    return result ^ (result >> SS_XSHIFT)
-
-
-@maybe_njit
-def ss_pool(v0, v1, v2, nvals):
-    """The 4-word pool of ``numpy.random.SeedSequence((v0, v1, v2)[:nvals])`` (no spawn key).
-
-    numpy's mix_entropy: hashmix each of the first four entropy words (0 past the end) into
-    the pool; mix every pool word into every other one; then fold any further entropy words
-    into every pool word. One hash constant runs through all the hashmix calls.
-    """
-    hc = SS_INIT_A
-    total = entropy_words(v0, v1, v2, nvals)
-    w = entropy_word(v0, v1, v2, nvals, 0)
-    p0, hc = ss_hashmix(w if w >= 0 else 0, hc)
-    w = entropy_word(v0, v1, v2, nvals, 1)
-    p1, hc = ss_hashmix(w if w >= 0 else 0, hc)
-    w = entropy_word(v0, v1, v2, nvals, 2)
-    p2, hc = ss_hashmix(w if w >= 0 else 0, hc)
-    w = entropy_word(v0, v1, v2, nvals, 3)
-    p3, hc = ss_hashmix(w if w >= 0 else 0, hc)
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                s = p0
-                if src == 1:
-                    s = p1
-                elif src == 2:
-                    s = p2
-                elif src == 3:
-                    s = p3
-                h, hc = ss_hashmix(s, hc)
-                if dst == 0:
-                    p0 = ss_mix(p0, h)
-                elif dst == 1:
-                    p1 = ss_mix(p1, h)
-                elif dst == 2:
-                    p2 = ss_mix(p2, h)
-                else:
-                    p3 = ss_mix(p3, h)
-    for src in range(4, total):
-        e = entropy_word(v0, v1, v2, nvals, src)
-        h, hc = ss_hashmix(e, hc)
-        p0 = ss_mix(p0, h)
-        h, hc = ss_hashmix(e, hc)
-        p1 = ss_mix(p1, h)
-        h, hc = ss_hashmix(e, hc)
-        p2 = ss_mix(p2, h)
-        h, hc = ss_hashmix(e, hc)
-        p3 = ss_mix(p3, h)
-    return p0, p1, p2, p3
-
-
-@maybe_njit
-def ss_state_word(pool_word, hash_const):
-    """One uint32 word of SeedSequence.generate_state from the pool word it cycles to:
-    returns ``(word, next hash constant)`` (the constant starts at INIT_B)."""
-    value = pool_word ^ hash_const
-    hash_const = (hash_const * SS_MULT_B) & M32
-    value = (value * hash_const) & M32
-    value ^= value >> SS_XSHIFT
-    return value, hash_const
-
-
-@maybe_njit
-def ss_state8(v0, v1, v2, nvals):
-    """The first 8 uint32 words of ``SeedSequence(...).generate_state`` (the pool is cycled
-    through twice); ``generate_state(k, np.uint64)`` pairs them little-endian, low first."""
-    p0, p1, p2, p3 = ss_pool(v0, v1, v2, nvals)
-    hc = SS_INIT_B
-    w0, hc = ss_state_word(p0, hc)
-    w1, hc = ss_state_word(p1, hc)
-    w2, hc = ss_state_word(p2, hc)
-    w3, hc = ss_state_word(p3, hc)
-    w4, hc = ss_state_word(p0, hc)
-    w5, hc = ss_state_word(p1, hc)
-    w6, hc = ss_state_word(p2, hc)
-    w7, hc = ss_state_word(p3, hc)
-    return w0, w1, w2, w3, w4, w5, w6, w7
-
-
-@maybe_njit
-def game_stream_words(key0, key1, episode):
-    """:func:`gnome_env.vector.game_stream` ``((key0, key1), episode)`` as ``(game seed,
-    low 32 bits, high 32 bits of the seat-count word)``."""
-    w0, w1, w2, w3, _, _, _, _ = ss_state8(key0, key1, episode, 3)
-    # words[0] = w1:w0, shifted right by one; words[1] = w3:w2
-    return (w1 << 31) | (w0 >> 1), w2, w3
-
-
-@maybe_njit
-def mul128(a0, a1, a2, a3, b0, b1, b2, b3):
-    """``a * b`` modulo 2**128, in 32-bit limbs (lowest first)."""
-    r0 = 0
-    r1 = 0
-    r2 = 0
-    r3 = 0
-    for i in range(4):
-        ai = a0
-        if i == 1:
-            ai = a1
-        elif i == 2:
-            ai = a2
-        elif i == 3:
-            ai = a3
-        carry = 0
-        for j in range(4 - i):
-            bj = b0
-            if j == 1:
-                bj = b1
-            elif j == 2:
-                bj = b2
-            elif j == 3:
-                bj = b3
-            p = ai * bj  # up to 64 bits: may wrap in int64, its bit pattern is right
-            k = i + j
-            rk = r0
-            if k == 1:
-                rk = r1
-            elif k == 2:
-                rk = r2
-            elif k == 3:
-                rk = r3
-            t = rk + (p & M32) + carry
-            carry = (t >> 32) + ((p >> 32) & M32)
-            t &= M32
-            if k == 0:
-                r0 = t
-            elif k == 1:
-                r1 = t
-            elif k == 2:
-                r2 = t
-            else:
-                r3 = t
-    return r0, r1, r2, r3
-
-
-@maybe_njit
-def add128(a0, a1, a2, a3, b0, b1, b2, b3):
-    """``a + b`` modulo 2**128, in 32-bit limbs."""
-    t = a0 + b0
-    r0 = t & M32
-    t = a1 + b1 + (t >> 32)
-    r1 = t & M32
-    t = a2 + b2 + (t >> 32)
-    r2 = t & M32
-    t = a3 + b3 + (t >> 32)
-    return r0, r1, r2, t & M32
-
-
-@maybe_njit
-def pcg_step(s0, s1, s2, s3, i0, i1, i2, i3):
-    """PCG64's LCG step: ``state * MULT + inc`` modulo 2**128."""
-    m0, m1, m2, m3 = mul128(s0, s1, s2, s3, PCG_MULT0, PCG_MULT1, PCG_MULT2, PCG_MULT3)
-    return add128(m0, m1, m2, m3, i0, i1, i2, i3)
-
-
-@maybe_njit
-def pcg_output(s0, s1, s2, s3):
-    """PCG64's XSL-RR output of a state: ``rotr64(high ^ low, high >> 58)``, as its
-    ``(low, high)`` 32-bit halves."""
-    lo = s0 ^ s2
-    hi = s1 ^ s3
-    rot = s3 >> 26  # the top 6 bits of the 128-bit state
-    if rot >= 32:  # rotating by 32 swaps the halves
-        lo, hi = hi, lo
-        rot -= 32
-    if rot > 0:
-        lo, hi = (
-            ((lo >> rot) | (hi << (32 - rot))) & M32,
-            ((hi >> rot) | (lo << (32 - rot))) & M32,
-        )
-    return lo, hi
-
-
-@maybe_njit
-def shuffle_row(row, m, v0, v1, v2, nvals):
-    """Shuffle ``row[:m]`` exactly as ``numpy.random.default_rng((v0, v1, v2)[:nvals])
-    .shuffle`` shuffles a 1-D array of ``m`` items.
-
-    So ``row[:m]`` becomes ``row[:m][default_rng(...).permutation(m)]`` (``permutation(m)``
-    is ``arange(m)`` shuffled the same way).
-
-    * PCG64 seeding: ``SeedSequence.generate_state(4, uint64)`` gives ``initstate`` (words
-      0, 1 high and low) and ``initseq`` (words 2, 3); then, as pcg's srandom: state = 0,
-      inc = 2 * initseq + 1, step, state += initstate, step.
-    * Generator.shuffle: Fisher-Yates from the end -- for ``i = m - 1 .. 1`` swap item
-      ``i`` with item ``j``, ``j`` uniform in ``0..i`` by numpy's random_interval: draw
-      ``next_uint32() & mask`` (mask: all bits up to ``i``'s highest) until it is ``<= i``.
-    * PCG64's next_uint32: one 64-bit output gives its low half now and keeps its high half
-      for the next call.
-    """
-    if m < 2:
-        return
-    w0, w1, w2, w3, w4, w5, w6, w7 = ss_state8(v0, v1, v2, nvals)
-    # uint64 k = words 2k (low), 2k+1 (high); the 128-bit values are (uint64 0 high, 1 low)
-    # and (uint64 2 high, 3 low): limbs lowest first.
-    i0 = ((w6 << 1) | 1) & M32  # inc = (initseq << 1) | 1
-    i1 = ((w7 << 1) | (w6 >> 31)) & M32
-    i2 = ((w4 << 1) | (w7 >> 31)) & M32
-    i3 = ((w5 << 1) | (w4 >> 31)) & M32
-    s0, s1, s2, s3 = pcg_step(0, 0, 0, 0, i0, i1, i2, i3)
-    s0, s1, s2, s3 = add128(s0, s1, s2, s3, w2, w3, w0, w1)
-    s0, s1, s2, s3 = pcg_step(s0, s1, s2, s3, i0, i1, i2, i3)
-    has_buffered = False
-    buffered = 0
-    for i in range(m - 1, 0, -1):
-        mask = i
-        mask |= mask >> 1
-        mask |= mask >> 2
-        mask |= mask >> 4
-        mask |= mask >> 8
-        mask |= mask >> 16
-        while True:
-            if has_buffered:
-                draw = buffered
-                has_buffered = False
-            else:
-                s0, s1, s2, s3 = pcg_step(s0, s1, s2, s3, i0, i1, i2, i3)
-                draw, buffered = pcg_output(s0, s1, s2, s3)
-                has_buffered = True
-            j = draw & mask
-            if j <= i:
-                break
-        tmp = row[j]
-        row[j] = row[i]
-        row[i] = tmp
+# game seeds (vector.game_stream) come from gnome_env.rng, whose compiled functions the
+# kernels call directly: the same source as the scalar engine's, not a re-expression.
 
 
 @maybe_njit
@@ -1208,7 +864,7 @@ def deal_into(cards, canon, seed, round_index, deck_size):
     row = cards[0]
     for i in range(deck_size):
         row[i] = canon[i]
-    shuffle_row(row, deck_size, seed, round_index, 0, 2)
+    rng.shuffle(row, deck_size, rng.DEAL, seed, round_index, 0)
 
 
 @maybe_njit
@@ -1218,7 +874,7 @@ def supply_shuffle(g, cards, seed, canon, prm):
     deal (``engine.deal_order``) of round C_ROUND -- round 0 for a new game."""
     need = g[C_NEED]
     if need == NEED_RESHUFFLE:
-        shuffle_row(cards[0], g[C_LEN], seed, g[C_ROUND], g[C_RESHUFFLES], 3)
+        rng.shuffle(cards[0], g[C_LEN], rng.RESHUFFLE, seed, g[C_ROUND], g[C_RESHUFFLES])
     elif need == NEED_DEAL:
         deal_into(cards, canon, seed, g[C_ROUND], prm[P_DECK])
     else:
@@ -1230,20 +886,20 @@ def supply_batch(st, stk, paused, count, seeds, keys, episodes, choices, slot_n,
     """Give every paused game the shuffle it waits for (VectorGame's auto-reset included).
 
     A game over (NEED_NEW_GAME) makes way for its slot's next game: episode ``e + 1`` of the
-    slot's stream, seeded as :func:`game_stream_words` ``(keys[b], b, e + 1)`` says, with
-    ``slot_n[b]`` seats, or if that is 0 ``choices[word % len(choices)]``; ``caps[n]`` is
-    the turn cap of ``n`` seats. ``seeds[b]`` is the Game seed of the game in slot ``b``.
+    slot's stream, seeded as :func:`gnome_env.rng.game_stream` ``(keys[b], b, e + 1,
+    len(choices))`` says, with ``slot_n[b]`` seats, or if that is 0 ``choices[choice]``;
+    ``caps[n]`` is the turn cap of ``n`` seats. ``seeds[b]`` is the Game seed of the game in
+    slot ``b``.
     """
     for i in range(count):
         b = paused[i]
         g = st[b]
         if g[C_NEED] == NEED_NEW_GAME:
             episodes[b] += 1
-            seed, lo, hi = game_stream_words(keys[b], b, episodes[b])
+            seed, choice = rng.game_stream(keys[b], b, episodes[b], choices.shape[0])
             n = slot_n[b]
             if n == 0:
-                c = choices.shape[0]  # (hi * 2**32 + lo) % c, without 64-bit unsigned ints
-                n = choices[((hi % c) * ((1 << 32) % c) + lo % c) % c]
+                n = choices[choice]
             seeds[b] = seed
             g[C_N] = n
             g[C_TURN_CAP] = caps[n]

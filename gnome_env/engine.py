@@ -10,12 +10,13 @@ One :class:`Game` is one whole game (all rounds). The decision API is:
 * ``game.apply(action)`` -- an illegal or malformed action raises ``ValueError`` and leaves
   the state unchanged.
 
-Every random choice comes from a fresh ``numpy.random.Generator`` seeded with
-``(seed, round)`` for the deal (R3) and ``(seed, round, k)`` for the k-th reshuffle (R8) of
-that round: :func:`deal_order` and :func:`reshuffle_order`, which the vectorized engine
-(:mod:`gnome_env.vector`) calls too. The state therefore holds no generator, only
-counters: the same seed and the same actions always give the same game, and copies are
-cheap.
+Every random choice comes from the project's own counter-based generator
+(:mod:`gnome_env.rng`), keyed by ``(seed, round)`` for the deal (R3) and ``(seed, round,
+k)`` for the k-th reshuffle (R8) of that round: :func:`deal_order` and
+:func:`reshuffle_order`, the very functions the kernels of the vectorized engine
+(:mod:`gnome_env.vector`) compile. The state therefore holds no generator, only counters:
+the same seed and the same actions always give the same game, on any numpy version, and
+copies are cheap.
 
 Test hook (documented, used by the rule tests): ``Game(config, seed, stacked_decks={r: deck})``
 replaces round ``r``'s shuffled deck with ``deck``, a full deck order in R2 tokens, top card
@@ -37,31 +38,11 @@ import numpy as np
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, LAYOUT_SIZE, MULLIGAN, card_token, parse_card
 from gnome_env.config import RulesConfig
+from gnome_env.rng import MAX_SEED, deal_order, reshuffle_order
 from gnome_env.scoring import layout_score_codes
 
 FIRST_OUT_BONUS = 5  # R21
 ALL_FILLED = (1 << LAYOUT_SIZE) - 1
-
-
-def deal_order(seed: int, round_index: int, deck_size: int) -> np.ndarray:
-    """R3: the shuffle of round ``round_index``'s deck, from ``default_rng((seed, round))``.
-
-    Round ``r``'s deck, top card first, is ``[cards[i] for i in deal_order(seed, r, n)]``
-    where ``cards = config.deck.cards()`` (the canonical order) and ``n = len(cards)``. The
-    scalar and the vectorized engine both shuffle through this one function.
-    """
-    return np.random.default_rng((seed, round_index)).permutation(deck_size)
-
-
-def reshuffle_order(seed: int, round_index: int, k: int, num_cards: int) -> np.ndarray:
-    """R8: the shuffle of the ``k``-th reshuffle (1, 2, ...) of a round, from
-    ``default_rng((seed, round, k))``.
-
-    The new draw pile (bottom card first, top card last) is ``[cards[i] for i in order]``
-    where ``cards`` are the reshuffled discards in pile order: pile A's cards under its top,
-    bottom first, then pile B's.
-    """
-    return np.random.default_rng((seed, round_index, k)).permutation(num_cards)
 
 
 class Phase(IntEnum):
@@ -144,8 +125,11 @@ class Game:
             config = RulesConfig()
         if not isinstance(config, RulesConfig):
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed={seed!r} is not allowed: must be a non-negative integer")
+        bad = isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+        if bad or not 0 <= seed < MAX_SEED:
+            raise ValueError(
+                f"seed={seed!r} is not allowed: must be an integer from 0 to {MAX_SEED - 1}"
+            )
         self.config = config
         self.seed = int(seed)
         self.num_players = config.num_players

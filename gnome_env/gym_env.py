@@ -1,9 +1,9 @@
 """Gnoming A Round -- Gymnasium single-seat environment (one learner, the other seats are policies).
 
 =====================  ==========================================================
-Import                 ``import gnome_env; gymnasium.make("gnome_env/GnomingARound-v0")``
+Import                 ``import gnome_env; gymnasium.make("gnome_env/GnomingARound-v1")``
 Class                  :class:`GnomeSingleSeatEnv` (``gnome_env.gym_env``)
-Actions                ``Discrete(33)`` (the table of :mod:`gnome_env.gnoming_a_round_v0`)
+Actions                ``Discrete(33)`` (the table of :mod:`gnome_env.gnoming_a_round_v1`)
 Observation            ``Box`` (1401,) float32 with the default deck: the AEC env's
                        ``observation`` seen from the learner seat, with the same bounds
 Action mask            ``env.action_masks()`` (bool, for sb3-contrib's ``MaskablePPO``)
@@ -37,17 +37,19 @@ Keyword arguments
   ``"human"`` (prints it after ``reset`` and every ``step``).
 * every field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
   ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
-  ``deck``), validated by :func:`gnome_env.gnoming_a_round_v0.make_config`.
+  ``deck``), validated by :func:`gnome_env.gnoming_a_round_v1.make_config`.
 
 A bad argument raises ``ValueError`` naming it.
 
 Seeding
 -------
-``reset(seed=s)`` seeds ``env.np_random`` (Gymnasium's ``default_rng(s)``) and draws the
-episode seed ``np_random.integers(2**63 - 1)`` -- exactly as the AEC env does -- so both
-environments deal the same game for the same reset seed, also for later unseeded resets.
-The learner seat (``"random"``) and the default opponents' generators come from a separate
-stream keyed by the episode seed; no global random state is used.
+``reset(seed=s)`` (``s`` in ``0 .. 2**63 - 1``) picks the game exactly as the AEC env does
+-- game ``e`` after the seeded reset is ``Game(config, game_seed)`` with ``game_seed =
+gnome_env.vector.game_stream((s, 0), e)[0]`` -- so both environments deal the same game for
+the same reset seed, also for later unseeded resets. The learner seat (``"random"``) and
+the default opponents' seeds are drawn from the stream ``(rng.SEAT, game_seed)`` of the
+project's generator (:mod:`gnome_env.rng`). ``env.np_random`` is seeded as Gymnasium does
+but the env does not use it; no global random state is used.
 
 Rewards, termination, truncation, infos
 ---------------------------------------
@@ -88,9 +90,11 @@ import gymnasium
 import numpy as np
 
 from gnome_env import actions as A
+from gnome_env import rng
+from gnome_env.config import check_int
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
-from gnome_env.gnoming_a_round_v0 import (
+from gnome_env.gnoming_a_round_v1 import (
     RENDER_MODES,
     check_render_mode,
     make_config,
@@ -99,11 +103,8 @@ from gnome_env.gnoming_a_round_v0 import (
 from gnome_env.policies import Policy, RandomPolicy
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
-ENV_ID = "gnome_env/GnomingARound-v0"
+ENV_ID = "gnome_env/GnomingARound-v1"
 RANDOM_SEAT = "random"
-# Keys the stream for the learner seat and default opponents apart from the engine's
-# (seed, round) deal and (seed, round, k) reshuffle streams.
-_POLICY_STREAM = 0x6F70706F
 
 
 class LegalActionSpace(gymnasium.spaces.Discrete):
@@ -145,7 +146,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
     """One learner seat of Gnoming A Round; the other seats are played by policies."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "GnomingARound-v0",
+        "name": "GnomingARound-v1",
         "render_modes": list(RENDER_MODES),
         "render_fps": 1,
     }
@@ -173,6 +174,8 @@ class GnomeSingleSeatEnv(gymnasium.Env):
                 f"{n - 1} (num_players={n}) or {RANDOM_SEAT!r}"
             )
         self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self._stream_seed: int | None = None  # the games of reset: see Seeding
+        self._episode = 0
         self._opponents = self._check_opponents(opponents, n)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.encoder = ObservationEncoder(self.config)
@@ -216,16 +219,23 @@ class GnomeSingleSeatEnv(gymnasium.Env):
 
         ``options`` is accepted for the Gymnasium API and not used.
         """
+        if seed is not None:
+            seed = check_int("seed", seed, 0, rng.MAX_SEED - 1)
         super().reset(seed=seed)
-        episode_seed = int(self.np_random.integers(2**63 - 1))  # as the AEC env
+        if seed is not None:
+            self._stream_seed, self._episode = seed, 0
+        elif self._stream_seed is None:
+            self._stream_seed, self._episode = rng.entropy_seed(), 0
+        else:
+            self._episode += 1
+        episode_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
         n = self.config.num_players
-        stream = np.random.default_rng((episode_seed, _POLICY_STREAM))
         if self._seat_choice == RANDOM_SEAT:
-            self.learner_seat = int(stream.integers(n))
+            self.learner_seat = rng.draw_index(n, rng.SEAT, episode_seed)
         learner = self.learner_seat
         others = [(learner + 1 + k) % n for k in range(n - 1)]
         if self._opponents is None:
-            seeds = stream.integers(2**63 - 1, size=n - 1).tolist()
+            seeds = [rng.derive_seed(rng.SEAT, episode_seed, 1, k) for k in range(n - 1)]
             self.seat_policies = {s: RandomPolicy(x) for s, x in zip(others, seeds, strict=True)}
         elif isinstance(self._opponents, list):
             self.seat_policies = dict(zip(others, self._opponents, strict=True))

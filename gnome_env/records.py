@@ -4,6 +4,11 @@ A record holds the format name and version, the rules config, the seed, any stac
 decks (test hook), the list of action ids, and fingerprints (:meth:`Game.digest`) taken at
 the end of every round and at the last step, so an edited record is caught at the round
 where it stops agreeing.
+
+Versions: 2 (``gnoming_a_round_v1``: deals and reshuffles from :mod:`gnome_env.rng`) is the
+one written and read. Version 1 records came from v0, whose deals came from
+``numpy.random``; their seeds deal other cards now, so they are refused with a message
+that says so.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from gnome_env.config import RulesConfig
 from gnome_env.engine import Game
 
 RECORD_FORMAT = "gnome_env.game_record"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 _KEYS = ("format", "version", "rules", "seed", "stacked_decks", "actions", "checkpoints", "final")
 
 
@@ -59,6 +64,12 @@ def replay(record: dict) -> Game:
         raise RecordError(
             f"not a gnome_env game record: format is {record.get('format')!r}, "
             f"expected {RECORD_FORMAT!r}"
+        )
+    if record.get("version") == 1:
+        raise RecordError(
+            "record version 1 was written by gnoming_a_round_v0, whose deals came from "
+            "numpy.random; this gnome_env (gnoming_a_round_v1, its own generator) deals other "
+            f"cards from the same seed and reads version {RECORD_VERSION} only"
         )
     if record.get("version") != RECORD_VERSION:
         raise RecordError(

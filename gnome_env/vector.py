@@ -2,7 +2,7 @@
 
 The rules, observations and rewards are exactly those of :class:`gnome_env.engine.Game`,
 :class:`gnome_env.encoding.ObservationEncoder` and the AEC env
-(:mod:`gnome_env.gnoming_a_round_v0`); the differential tests in ``tests/test_vector.py``
+(:mod:`gnome_env.gnoming_a_round_v1`); the differential tests in ``tests/test_vector.py``
 compare all of them at every step. The game logic is in :mod:`gnome_env._kernels`,
 compiled with numba when it is installed (``pip install gnome-env[fast]``).
 
@@ -78,14 +78,14 @@ Slot ``b`` plays a stream of games ``e = 0, 1, 2, ...`` (``episodes``) under a k
 (``reset()`` takes ``s`` from OS entropy and keeps it in ``seed``). Game ``e`` is
 ``Game(config with n seats, game_seed)`` -- the same deals and reshuffles, through
 :func:`gnome_env.engine.deal_order` / :func:`~gnome_env.engine.reshuffle_order` -- where
-``game_seed, word = game_stream(key, e)`` (two 64-bit words of
-``numpy.random.SeedSequence((*key, e))``, the first shifted to 63 bits), except that after
-``reset(seeds=...)`` game 0 has ``game_seed = s_b`` itself (so it is ``Game(config, s_b)``).
-``n`` is ``players_per_slot[b]`` if given, else ``choices[word % len(choices)]``
-(``choices``: the ``num_players`` sequence; an int is one choice). An auto-reset starts the
-slot's next ``e``. So trajectories depend only on the seed(s) and the actions; the global
-``numpy`` / ``random`` state is never used. (Within a step the kernels draw these shuffles
-and seeds themselves, bit for bit as those numpy functions; ``reset`` calls numpy.)
+``game_seed, choice = game_stream(key, e, len(choices))`` (the project's generator,
+:func:`gnome_env.rng.game_stream`), except that after ``reset(seeds=...)`` game 0 has
+``game_seed = s_b`` itself (so it is ``Game(config, s_b)``). ``n`` is
+``players_per_slot[b]`` if given, else ``choices[choice]`` (``choices``: the
+``num_players`` sequence; an int is one choice). An auto-reset starts the slot's next
+``e``. So trajectories depend only on the seed(s) and the actions; ``numpy.random`` and
+``random`` are never used. Slot 0 after ``reset(seed=s)`` plays exactly the games of the
+AEC env after ``reset(seed=s)`` and its later unseeded resets (same stream ``(s, 0)``).
 
 Float observations
 ------------------
@@ -111,6 +111,7 @@ import numpy as np
 
 from gnome_env import _kernels as K
 from gnome_env import actions as A
+from gnome_env import rng
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
@@ -119,7 +120,7 @@ from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
 #: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
 ENDED_BY = ("", "endgame", "turn_cap", "no_draw")
-MAX_SEED = 2**63
+MAX_SEED = rng.MAX_SEED
 
 
 class Decision(NamedTuple):
@@ -142,10 +143,12 @@ class StepResult(NamedTuple):
     info: dict[str, np.ndarray]
 
 
-def game_stream(key: tuple[int, ...], episode: int) -> tuple[int, int]:
-    """``(game seed, seat-count word)`` of game ``episode`` of the slot with ``key``."""
-    words = np.random.SeedSequence((*key, episode)).generate_state(2, np.uint64)
-    return int(words[0]) >> 1, int(words[1])
+def game_stream(key: tuple[int, int], episode: int, num_choices: int = 1) -> tuple[int, int]:
+    """``(game seed, choice)`` of game ``episode`` of the slot with ``key``: the seed, and an
+    unbiased draw in ``0 .. num_choices - 1`` that picks the seat count
+    (:func:`gnome_env.rng.game_stream`)."""
+    seed, choice = rng.game_stream(key[0], key[1], episode, num_choices)
+    return int(seed), int(choice)
 
 
 class VectorGame:
@@ -335,7 +338,7 @@ class VectorGame:
             self.seed = None
         else:
             if seed is None:
-                seed = int(np.random.SeedSequence().entropy) % MAX_SEED
+                seed = rng.entropy_seed()
             seed = check_int("seed", seed, 0, MAX_SEED - 1)
             keys = [(seed, slot) for slot in range(b)]
             self.seed = seed
@@ -354,13 +357,12 @@ class VectorGame:
 
     def _start_game(self, slot: int, game_seed: int | None) -> None:
         """Set up game ``episodes[slot]`` of ``slot``: seed, seat count, round 0's deal."""
-        derived, word = game_stream(self._keys[slot], int(self._episodes[slot]))
+        episode = int(self._episodes[slot])
+        derived, choice = game_stream(self._keys[slot], episode, len(self.choices))
         if game_seed is None:
             game_seed = derived
-        if self._slot_players is not None:
-            n = self._slot_players[slot]
-        else:
-            n = self.choices[word % len(self.choices)]
+        slot_players = self._slot_players
+        n = self.choices[choice] if slot_players is None else slot_players[slot]
         self._seeds[slot] = game_seed
         st = self._st
         st[slot, K.C_N] = n
@@ -371,8 +373,8 @@ class VectorGame:
     def _supply_shuffles(self, count: int) -> None:
         """Give every paused game the shuffle it waits for (R3 deal, R8 reshuffle) and start
         the next game of every slot whose game is over -- in one kernel call, which draws the
-        shuffles and game seeds exactly as deal_order / reshuffle_order / game_stream (that
-        is, as :meth:`_start_game` and the scalar Game) do through numpy."""
+        shuffles and game seeds with the functions of :mod:`gnome_env.rng` that deal_order /
+        reshuffle_order / game_stream (and so :meth:`_start_game` and the scalar Game) use."""
         K.supply_batch(
             self._st,
             self._stk,
@@ -531,7 +533,7 @@ KERNEL_ILLEGAL = -3  # the action is not legal now; nothing changed
 
 
 class KernelGame:
-    """One game on the compiled kernels, for the AEC env (:mod:`gnome_env.gnoming_a_round_v0`).
+    """One game on the compiled kernels, for the AEC env (:mod:`gnome_env.gnoming_a_round_v1`).
 
     Each :meth:`step` is one compiled call that applies a legal action and writes the next
     decision: the acting seat's legal mask (:attr:`mask`), tokens (:attr:`tokens`) and float32

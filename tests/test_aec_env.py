@@ -11,7 +11,8 @@ from pettingzoo.test import api_test, performance_benchmark, seed_test
 from pettingzoo.utils import wrappers
 
 from gnome_env import actions as A
-from gnome_env import gnoming_a_round_v0
+from gnome_env import gnoming_a_round_v1
+from gnome_env.config import RulesConfig
 from gnome_env.engine import Phase
 from gnome_env.testing import permute_hidden_cards
 
@@ -42,26 +43,26 @@ def play_out(env, seed: int, rng_seed: int = 0):
 @pytest.mark.parametrize("num_players", SEATS)
 @pytest.mark.parametrize("mode", MODES)
 def test_pettingzoo_api_and_seed_tests(num_players, mode):
-    api_test(gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode), num_cycles=200)
+    api_test(gnoming_a_round_v1.env(num_players=num_players, reward_mode=mode), num_cycles=200)
     seed_test(
-        lambda: gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode), num_cycles=200
+        lambda: gnoming_a_round_v1.env(num_players=num_players, reward_mode=mode), num_cycles=200
     )
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_pettingzoo_api_and_seed_tests_with_a_seat_count_drawn_per_reset(mode):
     seats = [3, 4, 5, 6, 7]
-    api_test(gnoming_a_round_v0.env(num_players=seats, reward_mode=mode), num_cycles=200)
-    seed_test(lambda: gnoming_a_round_v0.env(num_players=seats, reward_mode=mode), 200)
+    api_test(gnoming_a_round_v1.env(num_players=seats, reward_mode=mode), num_cycles=200)
+    seed_test(lambda: gnoming_a_round_v1.env(num_players=seats, reward_mode=mode), 200)
 
 
 def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_agents():
     """num_players=[...]: possible_agents and the spaces are those of the largest count;
     every reset draws a count from its seed (so the same seeds give the same counts) and
     only the first n players act, are rewarded and are reported in the infos."""
-    env = gnoming_a_round_v0.env(num_players=[3, 5, 7], reward_mode="score")
+    env = gnoming_a_round_v1.env(num_players=[3, 5, 7], reward_mode="score")
     assert env.possible_agents == [f"player_{i}" for i in range(7)]
-    space = gnoming_a_round_v0.env(num_players=3).observation_space("player_0")
+    space = gnoming_a_round_v1.env(num_players=3).observation_space("player_0")
     assert env.observation_space("player_6") == space
     drawn = []
     for seed in range(30):
@@ -81,14 +82,14 @@ def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_age
         assert acted == set(players)
         assert env.game.num_players == n
     assert set(drawn) == {3, 5, 7}
-    again = gnoming_a_round_v0.env(num_players=[3, 5, 7], reward_mode="score")
+    again = gnoming_a_round_v1.env(num_players=[3, 5, 7], reward_mode="score")
     for seed, n in enumerate(drawn):
         again.reset(seed=seed)
         assert again.config.num_players == n
 
 
 def test_seat_count_list_refuses_to_observe_an_agent_not_in_the_game():
-    env = gnoming_a_round_v0.env(num_players=[3, 7])
+    env = gnoming_a_round_v1.env(num_players=[3, 7])
     for seed in range(20):
         env.reset(seed=seed)
         if env.config.num_players == 3:
@@ -99,11 +100,11 @@ def test_seat_count_list_refuses_to_observe_an_agent_not_in_the_game():
 
 @pytest.mark.parametrize("num_players", [3, 7])
 def test_pettingzoo_api_test_on_raw_env(num_players):
-    api_test(gnoming_a_round_v0.raw_env(num_players=num_players), num_cycles=200)
+    api_test(gnoming_a_round_v1.raw_env(num_players=num_players), num_cycles=200)
 
 
 def test_pettingzoo_performance_benchmark_runs(capsys):
-    performance_benchmark(gnoming_a_round_v0.env(num_players=5))
+    performance_benchmark(gnoming_a_round_v1.env(num_players=5))
     out = capsys.readouterr().out
     turns = float(out.split(" turns per second")[0].split()[-1])
     assert turns > 0
@@ -113,15 +114,15 @@ def test_registered_in_pettingzoo_registry():
     pettingzoo = pytest.importorskip("pettingzoo")
     if not hasattr(pettingzoo, "make"):
         pytest.skip("this PettingZoo has no registry")
-    env = pettingzoo.make("aec", "gnome_env/gnoming_a_round_v0", num_players=6)
+    env = pettingzoo.make("aec", "gnome_env/gnoming_a_round_v1", num_players=6)
     assert env.possible_agents == [f"player_{i}" for i in range(6)]
 
 
 def test_metadata_spaces_and_same_observation_size_for_every_seat_count():
     sizes = set()
     for n in SEATS:
-        env = gnoming_a_round_v0.env(num_players=n)
-        assert env.metadata["name"] == "gnoming_a_round_v0"
+        env = gnoming_a_round_v1.env(num_players=n)
+        assert env.metadata["name"] == "gnoming_a_round_v1"
         assert env.metadata["is_parallelizable"] is False
         assert set(env.metadata["render_modes"]) == {"human", "ansi"}
         space = env.observation_space("player_0")
@@ -139,7 +140,7 @@ def test_metadata_spaces_and_same_observation_size_for_every_seat_count():
 # ---------------------------------------------------------------------- masks and actions
 @pytest.mark.parametrize("num_players", SEATS)
 def test_mask_matches_engine_legal_set_at_every_step(num_players):
-    env = gnoming_a_round_v0.raw_env(num_players=num_players, bounce_face_up=True)
+    env = gnoming_a_round_v1.raw_env(num_players=num_players, bounce_face_up=True)
     env.reset(seed=num_players)
     rng = random.Random(1)
     steps = 0
@@ -161,7 +162,7 @@ def test_mask_matches_engine_legal_set_at_every_step(num_players):
 def test_int_and_numpy_int_actions_give_the_same_game():
     results = []
     for cast in (int, np.int64, np.int32, np.uint8, np.intp):
-        env = gnoming_a_round_v0.env(num_players=4)
+        env = gnoming_a_round_v1.env(num_players=4)
         env.reset(seed=3)
         rng = random.Random(5)
         for _ in range(300):
@@ -174,7 +175,7 @@ def test_int_and_numpy_int_actions_give_the_same_game():
 
 
 def test_raw_env_illegal_action_raises_and_leaves_state_unchanged():
-    env = gnoming_a_round_v0.raw_env(num_players=3)
+    env = gnoming_a_round_v1.raw_env(num_players=3)
     env.reset(seed=0)
     before = env.game.digest()
     with pytest.raises(ValueError, match=r"illegal action 0 \(draw\) in phase OPENING_FLIP"):
@@ -186,7 +187,7 @@ def test_raw_env_illegal_action_raises_and_leaves_state_unchanged():
 # ---------------------------------------------------------------------- rewards and infos
 @pytest.mark.parametrize("num_players", SEATS)
 def test_win_rewards_are_zero_sum_and_pay_the_winners(num_players):
-    env = gnoming_a_round_v0.env(num_players=num_players)
+    env = gnoming_a_round_v1.env(num_players=num_players)
     for seed in range(3):
         totals = play_out(env, seed)
         assert sum(totals.values()) == pytest.approx(0.0)
@@ -201,7 +202,7 @@ def test_win_rewards_are_zero_sum_and_pay_the_winners(num_players):
 @pytest.mark.parametrize("num_players", [3, 5, 7])
 def test_score_and_raw_rewards_follow_the_round_scores(num_players):
     for mode in ("score", "raw"):
-        env = gnoming_a_round_v0.env(num_players=num_players, reward_mode=mode)
+        env = gnoming_a_round_v1.env(num_players=num_players, reward_mode=mode)
         totals = play_out(env, seed=11)
         rounds = env.game.round_results
         for seat, agent in enumerate(env.possible_agents):
@@ -219,7 +220,7 @@ def test_score_and_raw_rewards_follow_the_round_scores(num_players):
 
 
 def test_round_end_infos_carry_scores_totals_and_winners():
-    env = gnoming_a_round_v0.raw_env(num_players=3)
+    env = gnoming_a_round_v1.raw_env(num_players=3)
     env.reset(seed=2)
     rng = random.Random(0)
     seen_rounds = []
@@ -237,7 +238,7 @@ def test_round_end_infos_carry_scores_totals_and_winners():
 
 
 def test_game_end_info_names_winners_for_every_agent():
-    env = gnoming_a_round_v0.raw_env(num_players=4)
+    env = gnoming_a_round_v1.raw_env(num_players=4)
     env.reset(seed=8)
     rng = random.Random(0)
     while not env.game.is_over:
@@ -252,7 +253,7 @@ def test_game_end_info_names_winners_for_every_agent():
 
 
 def test_round_cap_in_last_round_truncates_instead_of_terminating():
-    env = gnoming_a_round_v0.env(num_players=3, rounds=1, max_turns_per_round=4)
+    env = gnoming_a_round_v1.env(num_players=3, rounds=1, max_turns_per_round=4)
     env.reset(seed=0)
     rng = random.Random(0)
     while not env.game.is_over:
@@ -270,7 +271,7 @@ def test_round_cap_in_last_round_truncates_instead_of_terminating():
 
 
 def test_round_cap_in_an_earlier_round_does_not_end_the_episode():
-    env = gnoming_a_round_v0.env(num_players=3, rounds=2, max_turns_per_round=4)
+    env = gnoming_a_round_v1.env(num_players=3, rounds=2, max_turns_per_round=4)
     env.reset(seed=0)
     rng = random.Random(0)
     while len(env.game.round_results) == 0:
@@ -283,7 +284,7 @@ def test_round_cap_in_an_earlier_round_does_not_end_the_episode():
 # ---------------------------------------------------------------------- no hidden-information leak
 @pytest.mark.parametrize("num_players", SEATS)
 def test_no_information_leak_permuting_unseen_cards(num_players):
-    env = gnoming_a_round_v0.raw_env(num_players=num_players)
+    env = gnoming_a_round_v1.raw_env(num_players=num_players)
     env.reset(seed=21)
     rng = random.Random(4)
     checked = 0
@@ -311,7 +312,7 @@ def test_no_information_leak_permuting_unseen_cards(num_players):
 
 # ---------------------------------------------------------------------- env() == standard wrappers
 def standard_stack(**kwargs):
-    raw = gnoming_a_round_v0.raw_env(**kwargs)
+    raw = gnoming_a_round_v1.raw_env(**kwargs)
     return wrappers.OrderEnforcingWrapper(
         wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, -1))
     )
@@ -375,7 +376,7 @@ def scripted_run(env, illegal_at: int, caplog):
 @pytest.mark.parametrize("illegal_at", [0, 5, 40])
 def test_checked_env_behaves_like_the_standard_wrapper_stack(illegal_at, caplog):
     caplog.set_level(logging.WARNING)
-    native = scripted_run(gnoming_a_round_v0.env(num_players=4), illegal_at, caplog)
+    native = scripted_run(gnoming_a_round_v1.env(num_players=4), illegal_at, caplog)
     wrapped = scripted_run(standard_stack(num_players=4), illegal_at, caplog)
     assert len(native) == len(wrapped)
     for a, b in zip(native, wrapped, strict=True):
@@ -384,7 +385,7 @@ def test_checked_env_behaves_like_the_standard_wrapper_stack(illegal_at, caplog)
 
 
 def test_checked_env_full_game_matches_standard_stack_step_by_step():
-    native = gnoming_a_round_v0.env(num_players=5, reward_mode="score")
+    native = gnoming_a_round_v1.env(num_players=5, reward_mode="score")
     wrapped = standard_stack(num_players=5, reward_mode="score")
     native.reset(seed=9)
     wrapped.reset(seed=9)
@@ -415,11 +416,11 @@ def test_checked_env_full_game_matches_standard_stack_step_by_step():
 )
 def test_bad_keyword_arguments_are_clear_value_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        gnoming_a_round_v0.env(**kwargs)
+        gnoming_a_round_v1.env(**kwargs)
 
 
 def test_rules_keyword_arguments_reach_the_engine():
-    env = gnoming_a_round_v0.env(num_players=6, rounds=2, bounce_face_up=True, rotate_start=False)
+    env = gnoming_a_round_v1.env(num_players=6, rounds=2, bounce_face_up=True, rotate_start=False)
     env.reset(seed=0)
     assert env.game.config.rounds == 2
     assert env.game.config.bounce_face_up is True
@@ -428,25 +429,25 @@ def test_rules_keyword_arguments_reach_the_engine():
 
 
 def test_ansi_render_returns_the_table_and_human_prints_it(capsys):
-    env = gnoming_a_round_v0.env(num_players=3, render_mode="ansi")
+    env = gnoming_a_round_v1.env(num_players=3, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert text == env.game.render()
     assert text.count("##") == 27
-    human = gnoming_a_round_v0.env(num_players=3, render_mode="human")
+    human = gnoming_a_round_v1.env(num_players=3, render_mode="human")
     human.reset(seed=0)
     assert human.render() is None
     assert capsys.readouterr().out.strip() == text.strip()
 
 
 def test_unseeded_resets_after_a_seeded_one_are_reproducible():
-    a, b = gnoming_a_round_v0.env(num_players=3), gnoming_a_round_v0.env(num_players=3)
+    a, b = gnoming_a_round_v1.env(num_players=3), gnoming_a_round_v1.env(num_players=3)
     a.reset(seed=123)
     b.reset(seed=123)
     a.reset()
     b.reset()
     assert a.game.digest() == b.game.digest()
-    c = gnoming_a_round_v0.env(num_players=3)
+    c = gnoming_a_round_v1.env(num_players=3)
     c.reset(seed=124)
     c.reset()
     assert c.game.digest() != a.game.digest()
@@ -497,7 +498,7 @@ def outcome_of(fn):
         return (type(err).__name__, str(err))
 
 
-def kernel_pair(make=gnoming_a_round_v0.raw_env, **kwargs):
+def kernel_pair(make=gnoming_a_round_v1.raw_env, **kwargs):
     """The same env with the kernel game (fast) and on the Game alone (slow)."""
     pytest.importorskip("numba")
     from gnome_env import _kernels
@@ -554,7 +555,7 @@ def test_kernel_game_checked_env_illegal_action_mid_game(illegal_at, caplog):
     """env() on the kernel game: an illegal action mid-game ends the game exactly as on the Game
     alone (warning, -1, every agent terminated and stepped out, observations after it)."""
     caplog.set_level(logging.WARNING)
-    fast, slow = kernel_pair(gnoming_a_round_v0.env, num_players=4, reward_mode="score")
+    fast, slow = kernel_pair(gnoming_a_round_v1.env, num_players=4, reward_mode="score")
     traces = []
     for env in (fast, slow):
         env.reset(seed=17)
@@ -656,7 +657,7 @@ def test_kernel_game_steps_aside_when_the_game_is_replaced():
     pytest.importorskip("numba")
     from gnome_env.engine import Game
 
-    env = gnoming_a_round_v0.raw_env(num_players=4)
+    env = gnoming_a_round_v1.raw_env(num_players=4)
     env.reset(seed=3)
     for _ in range(10):
         env.step(random_action(env, random.Random(1)))
@@ -668,3 +669,43 @@ def test_kernel_game_steps_aside_when_the_game_is_replaced():
         assert np.array_equal(obs["observation"], env.encoder.encode(env.game, seat))
         assert np.array_equal(obs["action_mask"].astype(bool), env.game.legal_mask())
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_v0_names_are_gone_with_a_message_naming_v1():
+    """v1 changed the deals (own generator); the v0 names fail loudly, pointing to v1."""
+    import importlib
+
+    import gymnasium
+
+    with pytest.raises(ImportError, match="gnoming_a_round_v1"):
+        importlib.import_module("gnome_env.gnoming_a_round_v0")
+    with pytest.raises(gymnasium.error.Error, match="GnomingARound-v1"):
+        gymnasium.make("gnome_env/GnomingARound-v0")
+
+
+def test_a_seeded_reset_plays_the_games_of_vector_slot_0():
+    """Module docstring (Seeding): game e after reset(seed=s) is Game(config, game_seed) with
+    game_seed from vector.game_stream((s, 0), e, len(seat_counts)); VectorGame's slot 0 plays
+    the same games after reset(seed=s)."""
+    from gnome_env.vector import VectorGame, game_stream
+
+    env = gnoming_a_round_v1.raw_env(num_players=[3, 5, 7])
+    vec = VectorGame(RulesConfig(), 1, num_players=[3, 5, 7])
+    vec.reset(seed=123)
+    for e in range(4):
+        if e == 0:
+            env.reset(seed=123)
+        else:
+            env.reset()
+        seed, choice = game_stream((123, 0), e, 3)
+        assert env.game.seed == seed == int(vec.game_seeds[0])
+        assert env.config.num_players == (3, 5, 7)[choice] == int(vec.num_players[0])
+        while vec.episodes[0] == e:  # play slot 0's game to its end
+            vec.step(np.argmax(vec.legal_mask(), axis=1))
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, "7", 1.5])
+def test_bad_reset_seed_is_a_clear_error(seed):
+    env = gnoming_a_round_v1.raw_env()
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from gnome_env import Game, RulesConfig, gnoming_a_round_v0, gym_env
+from gnome_env import Game, RulesConfig, gnoming_a_round_v1, gym_env
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.encoding import FACE_DOWN, FIRST_KIND, NONE, ObservationEncoder
@@ -103,7 +103,7 @@ def test_tokens_stay_inside_their_categories_and_batch_expansion_matches():
 
 
 def test_module_docstring_slice_table_matches_the_encoder():
-    doc = gnoming_a_round_v0.__doc__
+    doc = gnoming_a_round_v1.__doc__
     rows = re.findall(r"^\[(\d+), (\d+)\)\s+(\w+)", doc, flags=re.M)
     starts = [(int(a), int(b)) for a, b, _ in rows]
     assert starts == [(s.start, s.stop) for s in ENC.slices.values()]

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import gnome_env
 from gnome_env import NUM_ACTIONS
-from gnome_env.gnoming_a_round_v0 import raw_env
+from gnome_env.gnoming_a_round_v1 import raw_env
 from gnome_env.gym_env import ENV_ID, GnomeSingleSeatEnv
 from gnome_env.policies import RandomPolicy
 

@@ -13,7 +13,7 @@ SNIPPETS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
 def test_readme_has_the_aec_gymnasium_and_engine_snippets():
     assert len(SNIPPETS) == 3
-    assert "gnoming_a_round_v0.env(" in SNIPPETS[0]
+    assert "gnoming_a_round_v1.env(" in SNIPPETS[0]
     assert "MaskablePPO" in SNIPPETS[1]
     assert "Game(RulesConfig(" in SNIPPETS[2]
 

@@ -36,7 +36,7 @@ def test_finished_game_replays_to_identical_state_and_scores(num_players, tmp_pa
     ]
     data = json.loads(path.read_text())
     assert data["format"] == "gnome_env.game_record"
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert data["seed"] == num_players
     assert data["rules"] == config.to_dict()
     assert data["actions"] == game.actions
@@ -107,7 +107,8 @@ def test_edited_final_totals_in_unfinished_record_is_caught():
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda r: r.update(version=2), "version 2 is not supported"),
+        (lambda r: r.update(version=3), "version 3 is not supported"),
+        (lambda r: r.update(version=1), "version 1 was written by gnoming_a_round_v0"),
         (lambda r: r.update(format="chess"), "not a gnome_env game record"),
         (lambda r: r["rules"].update(num_players=9), "num_players=9"),
         (lambda r: r.update(seed=-1), "seed=-1"),

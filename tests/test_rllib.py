@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import run_arena  # noqa: E402
 from agents.rllib_agent import MaskedPPOTorchRLModule, RLlibAgent, module_dir  # noqa: E402
-from gnome_env import gnoming_a_round_v0  # noqa: E402
+from gnome_env import gnoming_a_round_v1  # noqa: E402
 from gnome_env.actions import NUM_ACTIONS  # noqa: E402
 from training.config import ConfigError, build_config  # noqa: E402
 from training.rllib_ppo import RLlibConfig, make_env  # noqa: E402
@@ -28,7 +28,7 @@ CONFIG = ROOT / "configs" / "rllib_ppo.yaml"
 
 
 def _module():
-    env = gnoming_a_round_v0.raw_env(num_players=5)
+    env = gnoming_a_round_v1.raw_env(num_players=5)
     return MaskedPPOTorchRLModule(
         observation_space=env.observation_space("player_0"),
         action_space=env.action_space("player_0"),
@@ -98,7 +98,7 @@ def test_rllib_wrapper_declares_every_possible_agent_whatever_the_first_game():
 
     declared = set()
     for seed in range(12):
-        raw = gnoming_a_round_v0.raw_env(num_players=[3, 7])
+        raw = gnoming_a_round_v1.raw_env(num_players=[3, 7])
         raw.reset(seed=seed)  # the wrapper's own (unseeded) reset continues from this seed
         declared.add(len(PettingZooEnv(raw).observation_spaces))
     assert declared == {3, 7}  # the problem the subclass fixes
@@ -184,7 +184,7 @@ def test_the_core_packages_do_not_import_ray():
     """With Ray installed, importing the env, the bots, the arena and our own PPO trainer
     leaves Ray unimported; only agents.rllib_agent and training.rllib_ppo load it."""
     code = (
-        "import sys, gnome_env, gnome_env.gnoming_a_round_v0, gnome_env.vector, agents.arena, "
+        "import sys, gnome_env, gnome_env.gnoming_a_round_v1, gnome_env.vector, agents.arena, "
         "agents.registry, agents.learned, training.ppo, training.app.cli; "
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
     )

@@ -31,6 +31,7 @@ def test_shipped_policy_is_small_and_fits_the_default_rules(name):
     assert policy.stat().st_size < 10 * 2**20
     data = read_checkpoint(policy, RulesConfig())
     assert data["observation_size"] == ObservationEncoder(RulesConfig()).size
+    # trained on v0, whose observations and actions v1 keeps (only the deals changed)
     assert data["env"]["name"] == "gnoming_a_round_v0"
     assert "training" not in data  # weights only: no optimizer, no games in progress
 

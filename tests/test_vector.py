@@ -21,7 +21,8 @@ from gnome_env import _kernels as kernels
 from gnome_env import actions as A
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import deal_order, reshuffle_order
-from gnome_env.gnoming_a_round_v0 import raw_env
+from gnome_env.gnoming_a_round_v1 import raw_env
+from gnome_env.rng import RESHUFFLE, permutation
 from gnome_env.vector import ENDED_BY, VectorGame, game_stream
 
 SEATS = [3, 4, 5, 6, 7]
@@ -49,8 +50,9 @@ CASES = [
 
 
 def aec_game_seed(aec_seed: int) -> int:
-    """The Game seed ``raw_env.reset(seed=aec_seed)`` plays."""
-    return int(np.random.default_rng(aec_seed).integers(2**63 - 1))
+    """The Game seed ``raw_env.reset(seed=aec_seed)`` plays (its module docstring: game 0
+    of the stream ``(aec_seed, 0)``)."""
+    return game_stream((aec_seed, 0), 0)[0]
 
 
 class Shadow:
@@ -128,11 +130,11 @@ def check_step(vec, shadows, actions, result, rules, mode, stats) -> None:
             # the slot's next game: the documented seed stream
             episode = int(vec.episodes[b])
             key = (vec.seed, b) if vec.seed is not None else (stats["first_seeds"][b], b)
-            seed, word = game_stream(key, episode)
+            seed, choice = game_stream(key, episode, len(vec.choices))
             assert vec.game_seeds[b] == seed
             new_n = int(vec.num_players[b])
             if stats["players_per_slot"] is None:
-                assert new_n == vec.choices[word % len(vec.choices)]
+                assert new_n == vec.choices[choice]
             else:
                 assert new_n == stats["players_per_slot"][b]
             shadows[b] = Shadow(rules, new_n, mode, game_seed=seed)
@@ -258,13 +260,13 @@ def test_seed_scheme():
     vec.reset(seed=42)
     assert vec.seed == 42 and vec.episodes.tolist() == [0] * 5
     for b in range(5):
-        seed, word = game_stream((42, b), 0)
+        seed, choice = game_stream((42, b), 0, 5)
         assert vec.game_seeds[b] == seed
-        assert vec.num_players[b] == SEATS[word % 5]
+        assert vec.num_players[b] == SEATS[choice]
     vec.reset(seeds=[5, 6, 7, 8, 9])
     assert vec.game_seeds.tolist() == [5, 6, 7, 8, 9] and vec.seed is None
-    for b in range(5):  # the seat count still comes from the stream's word
-        assert vec.num_players[b] == SEATS[game_stream((5 + b, b), 0)[1] % 5]
+    for b in range(5):  # the seat count still comes from the stream
+        assert vec.num_players[b] == SEATS[game_stream((5 + b, b), 0, 5)[1]]
     vec.reset()  # fresh entropy, recorded
     assert isinstance(vec.seed, int) and vec.seed >= 0
 
@@ -275,7 +277,7 @@ def test_shuffle_functions_are_the_engine_shuffles():
     game = Game(config, 11)
     deck = [config.deck.cards()[i] for i in deal_order(11, 0, config.deck.size)]
     assert game.layouts == [deck[9 * p : 9 * p + 9] for p in range(3)]
-    order = np.random.default_rng((11, 2, 3)).permutation(17)
+    order = permutation(17, RESHUFFLE, 11, 2, 3)
     np.testing.assert_array_equal(reshuffle_order(11, 2, 3, 17), order)
 
 

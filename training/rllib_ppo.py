@@ -13,7 +13,7 @@ locally.
 The file reads top to bottom in the order a run happens:
 
 1. :class:`RLlibConfig` -- every setting, with its help text and its checks;
-2. :class:`GnomePettingZooEnv` and :func:`make_env` -- ``gnoming_a_round_v0.raw_env`` with
+2. :class:`GnomePettingZooEnv` and :func:`make_env` -- ``gnoming_a_round_v1.raw_env`` with
    ``num_players`` as a *list*, so every reset draws the seat count from the env's seed,
    wrapped in RLlib's :class:`PettingZooEnv`. The subclass only fixes the agent set:
    RLlib's wrapper takes the agents of one ``reset()`` as *all* agents, which with a drawn
@@ -66,7 +66,7 @@ from training.config import (
     to_yaml,
 )
 
-ENV_NAME = "gnoming_a_round_v0"
+ENV_NAME = "gnoming_a_round_v1"
 CHECKPOINT_DIR = "checkpoint"
 CONFIG_FILE = "config.yaml"
 
@@ -195,9 +195,9 @@ def _pettingzoo_env_class() -> type:
 
 def make_env(env_config: dict[str, Any]) -> Any:
     """The env RLlib builds on every runner: the raw AEC env in RLlib's wrapper."""
-    from gnome_env import gnoming_a_round_v0
+    from gnome_env import gnoming_a_round_v1
 
-    raw = gnoming_a_round_v0.raw_env(
+    raw = gnoming_a_round_v1.raw_env(
         num_players=list(env_config["num_players"]), reward_mode=env_config["reward_mode"]
     )
     return _pettingzoo_env_class()(raw)

@@ -37,7 +37,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gnome_env import Game, RulesConfig, actions
-from gnome_env import gnoming_a_round_v0 as gnome_aec
+from gnome_env import gnoming_a_round_v1 as gnome_aec
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
