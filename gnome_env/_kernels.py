@@ -123,6 +123,33 @@ C_SHOWN = C_LAY + 9 * MAX_SEATS  # + 9 * seat + pos: FACE_DOWN, or 2 + kind if f
 C_SEEN = C_SHOWN + 9 * MAX_SEATS  # + kind: cards of that kind seen (see the docstring)
 # The state is C_SEEN + number of kinds columns wide.
 
+#: Row columns that hold no Game state field (engine.STATE_FIELDS), and why.
+KERNEL_ONLY_COLUMNS = {
+    "C_N": "the seat count (Game: config.num_players)",
+    "C_TURN_CAP": "the R17 cap (Game: config.turn_cap)",
+    "C_NEED": "the shuffle a paused game waits for",
+    "C_SEEN": "card counting for the observation tokens (derived from the state)",
+}
+
+
+def check_state_columns() -> None:
+    """The state is declared once (engine.STATE_FIELDS): every column a state field names
+    is a column here, and every column here belongs to a state field or to
+    :data:`KERNEL_ONLY_COLUMNS`. Run at import; raises ``ImportError`` naming the gap."""
+    columns = {name for name, value in globals().items() if name.startswith("C_")}
+    claimed = {col for f in engine.STATE_FIELDS for col in f.kernel}
+    unknown = sorted(claimed - columns)
+    unclaimed = sorted(columns - claimed - set(KERNEL_ONLY_COLUMNS))
+    if unknown or unclaimed:
+        raise ImportError(
+            f"engine.STATE_FIELDS and the kernel row disagree: columns named by state fields "
+            f"but not defined here {unknown}; columns here that no state field names (add "
+            f"them to a StateField or to KERNEL_ONLY_COLUMNS) {unclaimed}"
+        )
+
+
+check_state_columns()
+
 # ---------------------------------------------------------------------- rule parameters
 P_ROTATE = 0  # R6 rotate_start
 P_DISCARD_TAKEN = 1  # R9 discard_taken_card

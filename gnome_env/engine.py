@@ -29,9 +29,10 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -79,40 +80,86 @@ class RoundResult:
     turns: int
 
 
+# ---------------------------------------------------------------------- the state, once
+# How a field is copied by Game.copy(): SHARED (immutable, or never changed in place), LIST
+# (a flat list, copied) or NESTED (a list of lists, copied two deep).
+SHARED, LIST, NESTED = "shared", "list", "nested"
+
+
+class StateField(NamedTuple):
+    """One field of a :class:`Game`'s state (see :data:`STATE_FIELDS`)."""
+
+    name: str
+    copy: str  # SHARED, LIST or NESTED
+    key: Callable[[Any], Any] | None  # its form in state_tuple(); None: the value itself
+    kernel: tuple[str, ...]  # the kernel row columns (gnome_env._kernels C_*) that hold it
+    note: str = ""  # where the kernels keep it if not in the row, or what it means
+
+
+def _decks_key(decks: Mapping[int, Sequence[str]]) -> tuple:
+    return tuple(sorted((r, tuple(d)) for r, d in decks.items()))
+
+
+def _nested_key(rows: Sequence[Sequence[Any]]) -> tuple:
+    return tuple(map(tuple, rows))
+
+
+#: Every field that defines a game, declared once. :class:`Game`'s ``__slots__``,
+#: :meth:`Game.copy`, :meth:`Game.state_tuple` and the public constructor
+#: :meth:`Game.from_state` are derived from this table, and :mod:`gnome_env._kernels`
+#: checks at import that every kernel column named here exists -- so a new field is one
+#: edit here (plus the rule code that uses it). The order is the order of state_tuple().
+STATE_FIELDS: tuple[StateField, ...] = (
+    StateField("config", SHARED, lambda c: _config_key(c), (), "the prm / VectorGame params"),
+    StateField("seed", SHARED, None, (), "VectorGame._seeds / KernelGame.seed"),
+    StateField("stacked_decks", SHARED, _decks_key, (), "test hook; KernelGame.stacked_decks"),
+    StateField("totals", LIST, tuple, ("C_TOTALS",), "game totals after finished rounds"),
+    StateField("round_results", LIST, tuple, ("C_LAST",), "kernels: last round's scores"),
+    StateField("round", SHARED, None, ("C_ROUND",)),
+    StateField("first_player", SHARED, None, ("C_FIRST_PLAYER",), "R6"),
+    StateField("layouts", NESTED, _nested_key, ("C_LAY",), "card codes, row-major"),
+    StateField("face_up", NESTED, _nested_key, ("C_SHOWN",)),
+    StateField("down_count", LIST, tuple, ("C_DOWN",), "face-down cards per seat"),
+    StateField("draw_pile", LIST, tuple, ("C_LEN",), "top card last; cards in stack 0"),
+    StateField("piles", NESTED, _nested_key, ("C_LEN",), "discard piles A, B; stacks 1, 2"),
+    StateField("hazards_removed", SHARED, None, ("C_HAZ_REMOVED",), "R4, R13"),
+    StateField("phase", SHARED, int, ("C_PHASE",)),
+    StateField("current_seat", SHARED, None, ("C_SEAT",), "-1 once the game is over"),
+    StateField("turn_player", SHARED, None, ("C_TURN_PLAYER",)),
+    StateField("held", SHARED, None, ("C_HELD",), "card code in hand or None"),
+    StateField("held_source", SHARED, int, ("C_HELD_SRC",)),
+    StateField("held_was_face_down", SHARED, None, ("C_HELD_DOWN",), "R11"),
+    StateField("filled", SHARED, None, ("C_FILLED",), "R11: positions filled this turn"),
+    StateField("turns_played", SHARED, None, ("C_TURNS",), "R17"),
+    StateField("first_out", SHARED, None, ("C_FIRST_OUT",), "R15, None: nobody yet"),
+    StateField("endgame_turns_left", SHARED, None, ("C_ENDGAME",), "R15, None: no endgame"),
+    StateField("flip_queue", LIST, tuple, ("C_FQ", "C_FQ_POS", "C_FQ_LEN"), "R5, R13"),
+    StateField("reshuffles", SHARED, None, ("C_RESHUFFLES",), "R8, this round"),
+)
+#: Not state but kept on a Game: the action history, and values derived from the config
+#: or cached (recomputed by from_state).
+HISTORY_AND_CACHE = ("actions", "num_players", "_turn_cap", "_legal")
+
+
+def opening_flip_queue(first_player: int, num_players: int, down_count: Sequence[int]) -> list[int]:
+    """R5: the opening flips still to come -- seats in order from the first player, each
+    once per flip it has left (two at the deal, ``2 - flipped`` later)."""
+    n = num_players
+    order = [(first_player + i) % n for i in range(n)]
+    return [s for s in order for _ in range(2 - (LAYOUT_SIZE - down_count[s]))]
+
+
+def hazard_flip_queue(turn_player: int, num_players: int, down_count: Sequence[int]) -> list[int]:
+    """R13: the seats offered a flip after ``turn_player`` discards a hazard -- the others in
+    turn order with at least two face-down cards."""
+    n = num_players
+    return [s for s in ((turn_player + i) % n for i in range(1, n)) if down_count[s] >= 2]
+
+
 class Game:
     """One game of Gnoming A Round under a :class:`RulesConfig`, driven by :meth:`apply`."""
 
-    __slots__ = (
-        "_legal",
-        "_turn_cap",
-        "actions",
-        "config",
-        "current_seat",
-        "down_count",
-        "draw_pile",
-        "endgame_turns_left",
-        "face_up",
-        "filled",
-        "first_out",
-        "first_player",
-        "flip_queue",
-        "hazards_removed",
-        "held",
-        "held_source",
-        "held_was_face_down",
-        "layouts",
-        "num_players",
-        "phase",
-        "piles",
-        "reshuffles",
-        "round",
-        "round_results",
-        "seed",
-        "stacked_decks",
-        "totals",
-        "turn_player",
-        "turns_played",
-    )
+    __slots__ = tuple(sorted({f.name for f in STATE_FIELDS} | set(HISTORY_AND_CACHE)))
 
     def __init__(
         self,
@@ -186,9 +233,7 @@ class Game:
         self.turns_played = 0
         self.first_out: int | None = None
         self.endgame_turns_left: int | None = None
-        # R5: each seat flips two cards, seats in order from the round's first player.
-        order = [(self.first_player + i) % n for i in range(n)]
-        self.flip_queue = [s for s in order for _ in range(2)]
+        self.flip_queue = opening_flip_queue(self.first_player, n, self.down_count)  # R5
         self.phase = Phase.OPENING_FLIP
         self.turn_player = self.first_player
         self.current_seat = self.flip_queue[0]
@@ -401,10 +446,7 @@ class Game:
         if card == HAZARD:
             self.hazards_removed += 1
             if not self._round_ends_after_this_turn():
-                n = self.num_players
-                me = self.turn_player
-                down = self.down_count
-                queue = [s for s in ((me + i) % n for i in range(1, n)) if down[s] >= 2]
+                queue = hazard_flip_queue(self.turn_player, self.num_players, self.down_count)
                 if queue:
                     self.flip_queue = queue
                     self.phase = Phase.HAZARD_FLIP
@@ -526,48 +568,60 @@ class Game:
     def copy(self) -> Game:
         """An independent copy (same future randomness)."""
         new = Game.__new__(Game)
-        for name in Game.__slots__:
-            setattr(new, name, getattr(self, name))
+        for f in STATE_FIELDS:
+            value = getattr(self, f.name)
+            if f.copy == LIST:
+                value = list(value)
+            elif f.copy == NESTED:
+                value = [list(row) for row in value]
+            setattr(new, f.name, value)
         new.actions = list(self.actions)
-        new.totals = list(self.totals)
-        new.round_results = list(self.round_results)
-        new.layouts = [list(x) for x in self.layouts]
-        new.face_up = [list(x) for x in self.face_up]
-        new.down_count = list(self.down_count)
-        new.draw_pile = list(self.draw_pile)
-        new.piles = [list(self.piles[0]), list(self.piles[1])]
-        new.flip_queue = list(self.flip_queue)
+        new.num_players = self.num_players
+        new._turn_cap = self._turn_cap
         new._legal = None if self._legal is None else list(self._legal)
         return new
 
+    @classmethod
+    def from_state(cls, **fields: Any) -> Game:
+        """A game in the given state: every field of :data:`STATE_FIELDS` by name, nothing
+        else (``config`` a :class:`RulesConfig`; lists are copied). The new game has no
+        action history. A missing or unknown field raises ``ValueError`` naming it; the
+        state itself is not validated here (:func:`gnome_env.validate.check_invariants`
+        does that). Used by the information-set sampler
+        (:func:`gnome_env.information.sample_game`)."""
+        names = [f.name for f in STATE_FIELDS]
+        missing = [name for name in names if name not in fields]
+        unknown = sorted(set(fields) - set(names))
+        if missing or unknown:
+            raise ValueError(
+                f"Game.from_state: missing fields {missing}, unknown fields {unknown}; "
+                f"the state fields are {names}"
+            )
+        config = fields["config"]
+        if not isinstance(config, RulesConfig):
+            raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
+        game = cls.__new__(cls)
+        for f in STATE_FIELDS:
+            value = fields[f.name]
+            if f.copy == LIST:
+                value = list(value)
+            elif f.copy == NESTED:
+                value = [list(row) for row in value]
+            setattr(game, f.name, value)
+        game.phase = Phase(game.phase)
+        game.held_source = Source(game.held_source)
+        game.actions = []
+        game.num_players = config.num_players
+        game._turn_cap = config.turn_cap
+        game._legal = None
+        return game
+
     def state_tuple(self) -> tuple:
-        """Every field that defines the game, as a comparable tuple (hidden cards included)."""
-        return (
-            _config_key(self.config),
-            self.seed,
-            tuple(sorted((r, tuple(d)) for r, d in self.stacked_decks.items())),
-            tuple(self.totals),
-            tuple(self.round_results),
-            self.round,
-            self.first_player,
-            tuple(map(tuple, self.layouts)),
-            tuple(map(tuple, self.face_up)),
-            tuple(self.down_count),
-            tuple(self.draw_pile),
-            tuple(map(tuple, self.piles)),
-            self.hazards_removed,
-            int(self.phase),
-            self.current_seat,
-            self.turn_player,
-            self.held,
-            int(self.held_source),
-            self.held_was_face_down,
-            self.filled,
-            self.turns_played,
-            self.first_out,
-            self.endgame_turns_left,
-            tuple(self.flip_queue),
-            self.reshuffles,
+        """Every field that defines the game (:data:`STATE_FIELDS`, in its order), as a
+        comparable tuple (hidden cards included)."""
+        return tuple(
+            getattr(self, f.name) if f.key is None else f.key(getattr(self, f.name))
+            for f in STATE_FIELDS
         )
 
     def digest(self) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 from gnome_env.cards import HAZARD
 from gnome_env.config import RulesConfig
 from gnome_env.encoding import FACE_DOWN, FIRST_KIND, ObservationEncoder
-from gnome_env.engine import Game, Phase, Source
+from gnome_env.engine import Game, Phase, Source, hazard_flip_queue, opening_flip_queue
 
 
 @dataclass(frozen=True)
@@ -210,20 +210,8 @@ def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
     hidden = list(view.unseen_counter().elements())
     order = rng.permutation(len(hidden))
     hidden = [hidden[i] for i in order]
-    game = Game.__new__(Game)
-    game.config = config
-    game.seed = int(rng.integers(2**63 - 1))
-    game.num_players = n
-    game._turn_cap = config.turn_cap
-    game.stacked_decks = {}
-    game.actions = []
-    game.totals = list(view.totals)
-    game.round_results = []
-    game.round = view.round
-    game.first_player = view.round % n if config.rotate_start else 0
-    game.layouts = []
-    game.face_up = []
-    game.down_count = []
+    first_player = view.round % n if config.rotate_start else 0
+    layouts, face_up = [], []
     for s in range(n):
         layout, up = [], []
         for card in view.layouts[s]:
@@ -233,15 +221,14 @@ def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
             else:
                 layout.append(card)
                 up.append(True)
-        game.layouts.append(layout)
-        game.face_up.append(up)
-        game.down_count.append(up.count(False))
+        layouts.append(layout)
+        face_up.append(up)
+    down_count = [up.count(False) for up in face_up]
     if len(hidden) != view.draw_pile_size:
         raise ValueError(
             f"view is inconsistent: {len(hidden)} unseen cards left for a draw pile of "
             f"{view.draw_pile_size}"
         )
-    game.draw_pile = hidden
     below = list(Counter(dict(view.below_tops)).elements())
     below = [below[i] for i in rng.permutation(len(below))]
     piles: list[list[int]] = [[], []]
@@ -250,39 +237,43 @@ def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
             take = view.pile_sizes[i] - 1
             piles[i] = [*below[:take], view.pile_tops[i]]
             below = below[take:]
-    game.piles = piles
-    game.hazards_removed = view.hazards_removed
-    game.phase = view.phase
-    game.current_seat = view.current_seat if view.phase != Phase.GAME_OVER else -1
-    game.turn_player = view.turn_player
-    game.held = view.hand
-    game.held_source = view.hand_source
-    game.held_was_face_down = view.phase == Phase.DISPLACED and view.can_bounce
-    game.filled = view.filled
-    game.turns_played = view.turns_played
-    game.first_out = view.first_out
-    game.endgame_turns_left = view.endgame_turns_left
-    game.reshuffles = 0
-    game.flip_queue = _flip_queue(view, game)
-    game._legal = None
-    return game
+    return Game.from_state(
+        config=config,
+        seed=int(rng.integers(2**63 - 1)),
+        stacked_decks={},
+        totals=view.totals,
+        round_results=[],
+        round=view.round,
+        first_player=first_player,
+        layouts=layouts,
+        face_up=face_up,
+        down_count=down_count,
+        draw_pile=hidden,
+        piles=piles,
+        hazards_removed=view.hazards_removed,
+        phase=view.phase,
+        current_seat=view.current_seat if view.phase != Phase.GAME_OVER else -1,
+        turn_player=view.turn_player,
+        held=view.hand,
+        held_source=view.hand_source,
+        held_was_face_down=view.phase == Phase.DISPLACED and view.can_bounce,
+        filled=view.filled,
+        turns_played=view.turns_played,
+        first_out=view.first_out,
+        endgame_turns_left=view.endgame_turns_left,
+        flip_queue=_flip_queue(view, first_player, down_count),
+        reshuffles=0,
+    )
 
 
-def _flip_queue(view: SeatView, game: Game) -> list[int]:
-    """The flips still to come (R5 opening, R13 hazard), starting with the deciding seat."""
+def _flip_queue(view: SeatView, first_player: int, down_count: list[int]) -> list[int]:
+    """The flips still to come (R5 opening, R13 hazard), starting with the deciding seat --
+    the engine's own queues (:func:`gnome_env.engine.opening_flip_queue` /
+    :func:`~gnome_env.engine.hazard_flip_queue`) from the seat's public information."""
     n = view.num_players
     if view.phase == Phase.OPENING_FLIP:
-        queue = []
-        for i in range(n):
-            s = (game.first_player + i) % n
-            queue += [s] * (2 - (9 - game.down_count[s]))
-        return queue
+        return opening_flip_queue(first_player, n, down_count)
     if view.phase == Phase.HAZARD_FLIP:
-        queue = [view.current_seat]
-        s = (view.current_seat + 1) % n
-        while s != view.turn_player:
-            if game.down_count[s] >= 2:
-                queue.append(s)
-            s = (s + 1) % n
-        return queue
+        queue = hazard_flip_queue(view.turn_player, n, down_count)
+        return queue[queue.index(view.current_seat) :]
     return []
