@@ -104,7 +104,7 @@ some seconds (cached on disk afterwards).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -112,10 +112,10 @@ import numpy as np
 from gnome_env import _kernels as K
 from gnome_env import actions as A
 from gnome_env import rng
-from gnome_env.cards import HAZARD, MULLIGAN
+from gnome_env.cards import HAZARD, MULLIGAN, parse_card
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
-from gnome_env.engine import deal_order
+from gnome_env.engine import _check_stacked_decks, deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
 #: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
@@ -545,7 +545,16 @@ class KernelGame:
     :func:`gnome_env.rewards.round_info` does). When the game ends the kernel game stops there --
     no automatic reset -- so :meth:`observe` gives any seat's view of the final state.
 
-    Only worth using when the kernels are compiled (:data:`gnome_env._kernels.COMPILED`).
+    Test hook (documented, as ``Game``'s): ``reset(seed, stacked_decks={r: deck})`` deals
+    round ``r`` from ``deck`` -- a full deck order in R2 tokens, top card first, validated as
+    ``Game`` validates it -- instead of the shuffle (R3); other rounds and every reshuffle
+    (R8) are drawn from ``seed`` as usual. :func:`gnome_env.testing.stack_deck` builds such
+    an order, and :class:`gnome_env.testing.KernelRulesGame` runs the rule tests
+    (``tests/test_rules_*.py``) on a kernel game through it. Without stacked decks the hook
+    costs nothing: it is only looked at when the game pauses for a shuffle.
+
+    Only worth using when the kernels are compiled (:data:`gnome_env._kernels.COMPILED`);
+    uncompiled (``GNOME_NO_NUMBA=1``) the same kernels run as plain Python, slowly.
     """
 
     def __init__(self, config: RulesConfig, reward_mode: str = "win") -> None:
@@ -570,6 +579,8 @@ class KernelGame:
         #: the seat that decides now, -1 once the game is over
         self.seat = -1
         self.seed = 0
+        # The test hook: round -> stacked deck as kind indices (empty: every deal shuffled).
+        self._stacked: dict[int, np.ndarray] = {}
         # The kernels' arguments: always these very arrays, as the kernels are called
         # through entry points that do not check argument types.
         self._game_args = (self._g, self._cards, vec._prm, vec._kcode, vec._kcount)
@@ -580,6 +591,7 @@ class KernelGame:
         self._supply_resume = K.entry_point(
             K.single_supply_resume, *self._game_args, *self._emit_args, vec._canon, 0
         )
+        self._resume = K.entry_point(K.single_resume, *self._game_args, *self._emit_args)
         self._observe = K.entry_point(
             K.observe_seat, *self._game_args, 0, *self._observe_args, np.empty_like(self.obs)
         )
@@ -591,7 +603,7 @@ class KernelGame:
     def __getstate__(self) -> dict[str, Any]:
         state = {name: getattr(self, name) for name in self._STATE}
         state.update(config=self.config, reward_mode=self.reward_mode)
-        state.update(seat=self.seat, seed=self.seed)
+        state.update(seat=self.seat, seed=self.seed, stacked=self._stacked)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -600,18 +612,30 @@ class KernelGame:
             getattr(self, name)[...] = state[name]
         self.seat = state["seat"]
         self.seed = state["seed"]
+        self._stacked = {r: deck.copy() for r, deck in state.get("stacked", {}).items()}
 
-    def reset(self, seed: int) -> int:
-        """Start ``Game(config, seed)``; returns the acting seat."""
-        vec = self._vec
+    def reset(
+        self, seed: int, *, stacked_decks: Mapping[int, Sequence[object]] | None = None
+    ) -> int:
+        """Start ``Game(config, seed, stacked_decks=stacked_decks)``; returns the acting seat.
+
+        ``stacked_decks`` is the documented test hook (see the class docstring); an invalid
+        one raises ``ValueError`` (``Game``'s message) and changes nothing.
+        """
+        stacked: dict[int, np.ndarray] = {}
+        if stacked_decks is not None:
+            kind = {code: k for k, code in enumerate(self.config.deck.kinds)}
+            for r, deck in _check_stacked_decks(self.config, stacked_decks).items():
+                stacked[r] = np.array([kind[parse_card(t)] for t in deck], dtype=np.int16)
+        self._stacked = stacked
         g = self._g
         self.seed = seed
         g[K.C_N] = self.num_players
         g[K.C_TURN_CAP] = self._turn_cap
-        g[K.C_NEED] = K.NEED_NEW_GAME  # the kernel deals round 0 (deal_order) and starts
+        g[K.C_NEED] = K.NEED_NEW_GAME  # round 0's deal (deal_order, or stacked), then start
         self.rewards[:] = 0.0
         self.results[:] = 0
-        self.seat = self._supply_resume(*self._game_args, *self._emit_args, vec._canon, seed)
+        self.seat = self._carry_on()
         return self.seat
 
     def step(self, action: int) -> int:
@@ -625,16 +649,37 @@ class KernelGame:
         if code >= 0:
             self.seat = code
             return code
+        return self._after_pause(code)
+
+    def _after_pause(self, code: int) -> int:
+        """:meth:`step` once the kernel step returned ``code < 0`` (illegal, or paused)."""
         if code == K.STEP_ILLEGAL:
             return KERNEL_ILLEGAL
         if code == -K.NEED_NEW_GAME:  # not resumed: the final state stays for observe()
             self.seat = -1
             return KERNEL_GAME_OVER
-        # a reshuffle or the next round's deal, drawn in the kernel, then the next decision
-        self.seat = self._supply_resume(
-            *self._game_args, *self._emit_args, self._vec._canon, self.seed
-        )
+        # a reshuffle or the next round's deal, then the next decision
+        self.seat = self._carry_on()
         return KERNEL_ROUND_ENDED if code == -K.NEED_DEAL else self.seat
+
+    def _carry_on(self) -> int:
+        """Give the paused game what it waits for and resume it; returns the acting seat.
+
+        A deal (R3) of a stacked round is written into the draw stack here and the game
+        resumed; any other deal and every reshuffle (R8) is drawn in the kernel.
+        """
+        g = self._g
+        if self._stacked:  # the test hook
+            need = g[K.C_NEED]
+            deck = None
+            if need == K.NEED_DEAL:
+                deck = self._stacked.get(int(g[K.C_ROUND]))
+            elif need == K.NEED_NEW_GAME:
+                deck = self._stacked.get(0)
+            if deck is not None:
+                self._cards[0, : deck.shape[0]] = deck
+                return self._resume(*self._game_args, *self._emit_args)
+        return self._supply_resume(*self._game_args, *self._emit_args, self._vec._canon, self.seed)
 
     def observe(self, seat: int) -> np.ndarray:
         """A new float32 observation of the game seen from ``seat`` (any seat, any time)."""

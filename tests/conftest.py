@@ -9,7 +9,26 @@ from pathlib import Path
 
 import pytest
 
+from gnome_env.engine import Game
+from gnome_env.testing import KernelRulesGame
+
 TESTS = Path(__file__).resolve().parent
+
+#: The engines every rule test (tests/test_rules_*.py) runs on: the pure-Python reference
+#: and the kernels of gnome_env._kernels (through KernelGame; compiled with numba, or plain
+#: Python under GNOME_NO_NUMBA=1).
+ENGINES = {
+    "game": Game,
+    "kernel": KernelRulesGame,
+}
+
+
+@pytest.fixture(params=list(ENGINES))
+def engine(request):
+    """The engine a rule test plays on, built like ``Game(config, seed, stacked_decks=...)``:
+    :class:`gnome_env.engine.Game` (id ``game``) or :class:`gnome_env.testing.KernelRulesGame`
+    (id ``kernel``: Game's API read back from the kernel state after every kernel step)."""
+    return ENGINES[request.param]
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 Each test cites the decision and the rule it refines. Positions come from the stacked-deck
 test hook; expected values are worked out by hand from the rules and the decision text.
+Each test runs on both engines (the ``engine`` fixture of ``tests/conftest.py``: ``[game]``,
+``[kernel]``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def flips_at_0_and_1(game: Game) -> None:
         game.apply(A.FLIP + 9 - game.down_count[game.current_seat])
 
 
-def d3_game(layouts: list[str]) -> Game:
+def d3_game(engine, layouts: list[str]) -> Game:
     """Seat 0 draws the only draw-pile card, a hazard; both piles then show a lone mulligan."""
     top = ["M", "M", "H"]  # R4: pile A = M, pile B = M, draw pile = [H]
     # The deck is exactly these 30 cards (the minimum for 3 players, R1).
@@ -31,17 +33,17 @@ def d3_game(layouts: list[str]) -> Game:
         cards.update(layout.replace("/", " ").split())
     cfg = RulesConfig(num_players=3, rounds=1, deck=dict(cards))
     deck = stack_deck(cfg, layouts=layouts, top=top)
-    game = Game(cfg, seed=0, stacked_decks={0: deck})
+    game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
     game.apply(A.DRAW)
     game.apply(A.DISCARD_A)  # D5: the hazard leaves play; R13 flips for seats 1 and 2
     return game
 
 
-def test_d3_r17_round_ends_when_no_player_can_draw():
+def test_d3_r17_round_ends_when_no_player_can_draw(engine):
     # Every layout shows two mulligans (R12): nobody may take the piles' mulligans, and the
     # draw pile is empty with nothing under the pile tops (R8).
-    game = d3_game([TWO_MULLIGANS, TWO_MULLIGANS, TWO_MULLIGANS])
+    game = d3_game(engine, [TWO_MULLIGANS, TWO_MULLIGANS, TWO_MULLIGANS])
     assert game.phase == Phase.HAZARD_FLIP  # the no-draw end is not known "this turn" (D6)
     game.apply(A.DECLINE)
     game.apply(A.DECLINE)
@@ -53,9 +55,9 @@ def test_d3_r17_round_ends_when_no_player_can_draw():
     check_invariants(game)
 
 
-def test_d3_r17_player_who_cannot_draw_passes_and_the_pass_is_a_turn():
+def test_d3_r17_player_who_cannot_draw_passes_and_the_pass_is_a_turn(engine):
     # Seat 1 shows two mulligans and cannot take; seat 2 shows none and can.
-    game = d3_game([TWO_MULLIGANS, TWO_MULLIGANS, NO_MULLIGAN])
+    game = d3_game(engine, [TWO_MULLIGANS, TWO_MULLIGANS, NO_MULLIGAN])
     game.apply(A.DECLINE)
     game.apply(A.DECLINE)
     assert game.turn_player == 2  # seat 1 passed without a decision
@@ -67,14 +69,14 @@ def test_d3_r17_player_who_cannot_draw_passes_and_the_pass_is_a_turn():
     check_invariants(game)
 
 
-def test_d7_r17_cap_during_endgame_keeps_first_out_bonus():
+def test_d7_r17_cap_during_endgame_keeps_first_out_bonus(engine):
     # Seat 0 goes out on turn 1 with a bounce chain over ``1 5 5 / 5 5 5 / 5 5 9``
     # (opening flips 0 and 1): draw 3, place at 2, bounce the 5s along 3..8, discard the 9.
     # Final layout 1 5 3 / 5 5 5 / 5 5 5: rows 3-5 and 6-8 (-10), column 1-4-7 (-5), 1 + 3.
     cfg = RulesConfig(num_players=3, rounds=1, max_turns_per_round=2)
     others = "2 3 4 / -1 -2 -3 / 6 -1 -2"  # no line matches: 2+3+4+6-9 = 6
     deck = stack_deck(cfg, layouts=["1 5 5 / 5 5 5 / 5 5 9", others, others], top=["8", "9", "3"])
-    game = Game(cfg, seed=0, stacked_decks={0: deck})
+    game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)
@@ -91,14 +93,14 @@ def test_d7_r17_cap_during_endgame_keeps_first_out_bonus():
     assert result.round_scores == (-16, 6, 6)
 
 
-def test_d4_r8_reshuffle_with_one_empty_pile_keeps_only_the_other_top():
+def test_d4_r8_reshuffle_with_one_empty_pile_keeps_only_the_other_top(engine):
     # 3 players, a 30-card deck: after the deal 3 cards remain: pile A = 7, pile B = 6, draw [2].
     cfg = RulesConfig(
         num_players=3, rounds=1, deck={"2": 9, "3": 9, "4": 9, "7": 1, "6": 1, "5": 1}
     )
     layouts = ["2 2 2 / 2 2 2 / 2 2 2", "3 3 3 / 3 3 3 / 3 3 3", "4 4 4 / 4 4 4 / 4 4 4"]
     deck = stack_deck(cfg, layouts=layouts, top=["7", "6", "5"])
-    game = Game(cfg, seed=0, stacked_decks={0: deck})
+    game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
     game.apply(A.TAKE_B)  # seat 0 takes the 6: pile B empty
     game.apply(A.PLACE + 8)  # displaces a face-down 2, which matches (R11) -- decline

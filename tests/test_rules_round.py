@@ -1,7 +1,10 @@
 """Rule tests for set-up, hazards, round end, scoring and winning (RULES.md R3-R6, R13, R15-R23).
 
 Every position is built with the documented test hook (:func:`gnome_env.testing.stack_deck`),
-and every expected value below is derived by hand from RULES.md.
+and every expected value below is derived by hand from RULES.md. Each test runs on both
+engines through the ``engine`` fixture (``tests/conftest.py``): ``[game]`` plays on
+:class:`~gnome_env.engine.Game`, ``[kernel]`` on the compiled kernels
+(:class:`gnome_env.testing.KernelRulesGame`).
 
 Tricks used to reach a round end quickly:
 
@@ -59,9 +62,9 @@ def codes(layout: str) -> tuple[int, ...]:
     return tuple(layout_tokens(layout))
 
 
-def make_game(cfg: RulesConfig, layouts=(), top=(), seed: int = 0, round_: int = 0) -> Game:
+def make_game(engine, cfg: RulesConfig, layouts=(), top=(), seed: int = 0, round_: int = 0) -> Game:
     deck = stack_deck(cfg, layouts=layouts, top=top)
-    return Game(cfg, seed=seed, stacked_decks={round_: deck})
+    return engine(cfg, seed=seed, stacked_decks={round_: deck})
 
 
 def opening_flips(game: Game, flips: dict[int, tuple[int, int]] | None = None) -> list[int]:
@@ -123,14 +126,14 @@ def play_first_out_round(game: Game, out_seat: int) -> None:
         draw_discard(game)
 
 
-def cap_round_game(rounds_layouts: list[list[str]], **cfg_kw) -> Game:
+def cap_round_game(engine, rounds_layouts: list[list[str]], **cfg_kw) -> Game:
     """A 3-player game whose rounds end after one draw-and-discard turn (R17 cap of 1)."""
     cfg = RulesConfig(num_players=3, rounds=len(rounds_layouts), max_turns_per_round=1, **cfg_kw)
     decks = {
         r: stack_deck(cfg, layouts=layouts, top=["9", "10", "12"])
         for r, layouts in enumerate(rounds_layouts)
     }
-    game = Game(cfg, seed=0, stacked_decks=decks)
+    game = engine(cfg, seed=0, stacked_decks=decks)
     while not game.is_over:
         opening_flips(game)
         draw_discard(game)
@@ -138,10 +141,10 @@ def cap_round_game(rounds_layouts: list[list[str]], **cfg_kw) -> Game:
 
 
 # ---------------------------------------------------------------------- R3 deal
-def test_r3_stacked_deal_gives_seat_p_cards_9p_to_9p_plus_8_face_down():
+def test_r3_stacked_deal_gives_seat_p_cards_9p_to_9p_plus_8_face_down(engine):
     cfg = RulesConfig(num_players=4)
     deck = stack_deck(cfg, top=["9", "10"], rest_seed=3)
-    game = Game(cfg, seed=0, stacked_decks={0: deck})
+    game = engine(cfg, seed=0, stacked_decks={0: deck})
     for p in range(4):
         assert game.layouts[p] == [parse_card(t) for t in deck[9 * p : 9 * p + 9]]
         assert game.face_up[p] == [False] * 9
@@ -154,17 +157,19 @@ def test_r3_stacked_deal_gives_seat_p_cards_9p_to_9p_plus_8_face_down():
     check_invariants(game)
 
 
-def test_r3_stacked_layouts_land_in_position_order():
+def test_r3_stacked_layouts_land_in_position_order(engine):
     cfg = RulesConfig(num_players=3)
-    game = make_game(cfg, layouts=["5 5 M / 1 2 7 / 3 4 7", None, "H -4 12 / 1 1 1 / 2 2 2"])
+    game = make_game(
+        engine, cfg, layouts=["5 5 M / 1 2 7 / 3 4 7", None, "H -4 12 / 1 1 1 / 2 2 2"]
+    )
     assert game.layouts[0] == [5, 5, M, 1, 2, 7, 3, 4, 7]
     assert game.layouts[2] == [H, -4, 12, 1, 1, 1, 2, 2, 2]
     assert game.down_count == [9, 9, 9]
 
 
-def test_r3_same_seed_same_deal_different_seed_different_deal():
+def test_r3_same_seed_same_deal_different_seed_different_deal(engine):
     cfg = RulesConfig(num_players=3)
-    a, b, c = Game(cfg, seed=5), Game(cfg, seed=5), Game(cfg, seed=6)
+    a, b, c = engine(cfg, seed=5), engine(cfg, seed=5), engine(cfg, seed=6)
     assert a.layouts == b.layouts
     assert a.piles == b.piles
     assert a.draw_pile == b.draw_pile
@@ -174,9 +179,9 @@ def test_r3_same_seed_same_deal_different_seed_different_deal():
         check_invariants(g)
 
 
-def test_r3_each_round_deals_from_its_own_seed_stream():
+def test_r3_each_round_deals_from_its_own_seed_stream(engine):
     cfg = RulesConfig(num_players=3, rounds=2, max_turns_per_round=1)
-    one = Game(cfg, seed=11)
+    one = engine(cfg, seed=11)
     deal0 = [list(x) for x in one.layouts]
     opening_flips(one)
     draw_discard(one)
@@ -184,7 +189,7 @@ def test_r3_each_round_deals_from_its_own_seed_stream():
     assert one.layouts != deal0  # round 1's deal differs from round 0's
 
     # Round 1's deal does not depend on what happened in round 0 ...
-    two = Game(cfg, seed=11)
+    two = engine(cfg, seed=11)
     opening_flips(two, {0: (7, 8), 1: (2, 5), 2: (4, 6)})
     two.apply(A.DRAW)
     two.apply(A.PLACE + 4)
@@ -195,7 +200,7 @@ def test_r3_each_round_deals_from_its_own_seed_stream():
     assert two.piles == one.piles
 
     # ... nor on whether round 0 was shuffled or stacked.
-    three = make_game(cfg, layouts=[S4], top=["9", "10", "12"], seed=11)
+    three = make_game(engine, cfg, layouts=[S4], top=["9", "10", "12"], seed=11)
     opening_flips(three)
     draw_discard(three)
     assert three.round == 1
@@ -204,9 +209,9 @@ def test_r3_each_round_deals_from_its_own_seed_stream():
 
 
 # ---------------------------------------------------------------------- R4 discard piles
-def test_r4_first_turned_card_starts_pile_a_second_pile_b():
+def test_r4_first_turned_card_starts_pile_a_second_pile_b(engine):
     cfg = RulesConfig(num_players=3)
-    game = make_game(cfg, top=["9", "2", "8", "7"])
+    game = make_game(engine, cfg, top=["9", "2", "8", "7"])
     assert game.piles == [[9], [2]]
     assert game.draw_pile[-1] == 8
     assert game.draw_pile[-2] == 7
@@ -222,9 +227,9 @@ def test_r4_first_turned_card_starts_pile_a_second_pile_b():
         (["H", "H", "9", "H", "2", "8"], 3),  # all three hazards, before and between
     ],
 )
-def test_r4_hazard_turned_up_is_removed_and_next_card_turned(top, removed):
+def test_r4_hazard_turned_up_is_removed_and_next_card_turned(engine, top, removed):
     cfg = RulesConfig(num_players=3)
-    game = make_game(cfg, layouts=[S4, S5, S6], top=top)
+    game = make_game(engine, cfg, layouts=[S4, S5, S6], top=top)
     assert game.piles == [[9], [2]]
     assert game.hazards_removed == removed
     assert game.draw_pile[-1] == 8
@@ -236,9 +241,9 @@ def test_r4_hazard_turned_up_is_removed_and_next_card_turned(top, removed):
 
 
 # ---------------------------------------------------------------------- R5 opening flips
-def test_r5_opening_flips_two_per_seat_in_seat_order_from_first_player():
+def test_r5_opening_flips_two_per_seat_in_seat_order_from_first_player(engine):
     cfg = RulesConfig(num_players=3)
-    game = make_game(cfg, layouts=[S4, S5, S6], top=["9", "10"])
+    game = make_game(engine, cfg, layouts=[S4, S5, S6], top=["9", "10"])
     seen = []
     for seat, pos in [(0, 3), (0, 8), (1, 0), (1, 4), (2, 7), (2, 2)]:
         assert game.phase == Phase.OPENING_FLIP
@@ -254,9 +259,9 @@ def test_r5_opening_flips_two_per_seat_in_seat_order_from_first_player():
     check_invariants(game)
 
 
-def test_r5_only_face_down_positions_may_be_flipped():
+def test_r5_only_face_down_positions_may_be_flipped(engine):
     cfg = RulesConfig(num_players=3)
-    game = make_game(cfg, top=["9", "10"])
+    game = make_game(engine, cfg, top=["9", "10"])
     assert sorted(game.legal_actions()) == [A.FLIP + q for q in range(9)]
     game.apply(A.FLIP + 4)
     assert game.current_seat == 0
@@ -278,9 +283,11 @@ def test_r5_only_face_down_positions_may_be_flipped():
         (4, 3, [3, 3, 0, 0, 1, 1, 2, 2]),
     ],
 )
-def test_r5_opening_flip_order_starts_with_the_rounds_first_player(players, rounds_done, order):
+def test_r5_opening_flip_order_starts_with_the_rounds_first_player(
+    engine, players, rounds_done, order
+):
     cfg = RulesConfig(num_players=players, rounds=rounds_done + 1, max_turns_per_round=1)
-    game = Game(cfg, seed=2)
+    game = engine(cfg, seed=2)
     for _ in range(rounds_done):
         opening_flips(game)
         draw_discard(game)
@@ -294,9 +301,9 @@ def test_r5_opening_flip_order_starts_with_the_rounds_first_player(players, roun
     ("rotate", "firsts"),
     [(True, [0, 1, 2, 0, 1]), (False, [0, 0, 0, 0, 0])],
 )
-def test_r6_first_player_of_each_round(rotate, firsts):
+def test_r6_first_player_of_each_round(engine, rotate, firsts):
     cfg = RulesConfig(num_players=3, rounds=5, max_turns_per_round=1, rotate_start=rotate)
-    game = Game(cfg, seed=4)
+    game = engine(cfg, seed=4)
     seen = []
     for r in range(5):
         assert game.round == r
@@ -312,9 +319,11 @@ def test_r6_first_player_of_each_round(rotate, firsts):
 
 
 @pytest.mark.parametrize(("rotate", "first"), [(True, 1), (False, 0)])
-def test_r6_round_1_first_player_after_a_played_out_round(rotate, first):
+def test_r6_round_1_first_player_after_a_played_out_round(engine, rotate, first):
     cfg = RulesConfig(num_players=3, rounds=2, rotate_start=rotate)
-    game = make_game(cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", "12", "11"])
+    game = make_game(
+        engine, cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", "12", "11"]
+    )
     play_first_out_round(game, 0)
     res = game.round_results[0]
     assert (res.ended_by, res.first_out, res.turns) == ("endgame", 0, 3)
@@ -331,13 +340,13 @@ def test_r6_round_1_first_player_after_a_played_out_round(rotate, first):
 
 
 # ---------------------------------------------------------------------- R13 hazards
-def _hazard_game(players: int = 3, rounds: int = 1, cap: int | None = None, **kw) -> Game:
+def _hazard_game(engine, players: int = 3, rounds: int = 1, cap: int | None = None, **kw) -> Game:
     cfg = RulesConfig(num_players=players, rounds=rounds, max_turns_per_round=cap)
-    return make_game(cfg, **kw)
+    return make_game(engine, cfg, **kw)
 
 
-def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order():
-    game = _hazard_game(layouts=[S4, S5, S6], top=["9", "10", "12", "H"])
+def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order(engine):
+    game = _hazard_game(engine, layouts=[S4, S5, S6], top=["9", "10", "12", "H"])
     opening_flips(game)
     draw_discard(game)  # seat 0: 12 onto pile A
     assert game.turn_player == 1
@@ -379,8 +388,8 @@ def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order():
     ("discarder", "order"),
     [(0, [1, 2, 3]), (1, [2, 3, 0]), (2, [3, 0, 1]), (3, [0, 1, 2])],
 )
-def test_r13_hazard_flips_offered_in_seat_order_starting_after_discarder(discarder, order):
-    game = _hazard_game(players=4, top=["9", "10"] + ["12"] * discarder + ["H"])
+def test_r13_hazard_flips_offered_in_seat_order_starting_after_discarder(engine, discarder, order):
+    game = _hazard_game(engine, players=4, top=["9", "10"] + ["12"] * discarder + ["H"])
     opening_flips(game)
     for _ in range(discarder):
         draw_discard(game)
@@ -396,8 +405,8 @@ def test_r13_hazard_flips_offered_in_seat_order_starting_after_discarder(discard
     assert game.down_count == [7, 7, 7, 7]
 
 
-def test_r13_hazard_displaced_from_layout_is_removed_and_offers_flips():
-    game = _hazard_game(layouts=["2 3 4 / -1 H -3 / 6 -1 -2", S5, S6], top=["9", "10", "5"])
+def test_r13_hazard_displaced_from_layout_is_removed_and_offers_flips(engine):
+    game = _hazard_game(engine, layouts=["2 3 4 / -1 H -3 / 6 -1 -2", S5, S6], top=["9", "10", "5"])
     opening_flips(game)
     game.apply(A.DRAW)
     game.apply(A.PLACE + 4)
@@ -418,9 +427,9 @@ def test_r13_hazard_displaced_from_layout_is_removed_and_offers_flips():
     check_invariants(game)
 
 
-def test_r13_hazard_flips_skip_player_with_one_face_down_card():
+def test_r13_hazard_flips_skip_player_with_one_face_down_card(engine):
     # Seat 0 chains 2..7 (R11): only position 8 stays face down.
-    game = _hazard_game(layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
+    game = _hazard_game(engine, layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
     opening_flips(game)
     chain_turn(game, last=7)
     assert game.down_count[0] == 1
@@ -438,8 +447,8 @@ def test_r13_hazard_flips_skip_player_with_one_face_down_card():
     check_invariants(game)
 
 
-def test_r13_hazard_flips_offered_to_player_with_exactly_two_face_down_cards():
-    game = _hazard_game(layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
+def test_r13_hazard_flips_offered_to_player_with_exactly_two_face_down_cards(engine):
+    game = _hazard_game(engine, layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
     opening_flips(game)
     chain_turn(game, last=6)
     assert game.down_count[0] == 2
@@ -457,10 +466,10 @@ def test_r13_hazard_flips_offered_to_player_with_exactly_two_face_down_cards():
     check_invariants(game)
 
 
-def test_r13_hazard_discarded_on_the_going_out_turn_still_offers_flips():
+def test_r13_hazard_discarded_on_the_going_out_turn_still_offers_flips(engine):
     # Seat 0 goes out; the last displaced card of its chain is a hazard. The round does
     # not end at the end of this turn (two endgame turns follow), so flips are offered.
-    game = _hazard_game(layouts=[chain_layout(3, 1, "H"), S5, S6], top=["9", "10", "4"])
+    game = _hazard_game(engine, layouts=[chain_layout(3, 1, "H"), S5, S6], top=["9", "10", "4"])
     opening_flips(game)
     chain_turn(game, 8)
     assert game.down_count[0] == 0
@@ -475,8 +484,8 @@ def test_r13_hazard_discarded_on_the_going_out_turn_still_offers_flips():
     assert game.turn_player == 1
 
 
-def test_r13_hazard_flips_skip_first_out_player_in_endgame():
-    game = _hazard_game(layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
+def test_r13_hazard_flips_skip_first_out_player_in_endgame(engine):
+    game = _hazard_game(engine, layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "H"])
     opening_flips(game)
     chain_turn(game, 8)
     assert game.first_out == 0
@@ -491,8 +500,10 @@ def test_r13_hazard_flips_skip_first_out_player_in_endgame():
     assert not game.is_over
 
 
-def test_r13_no_hazard_flips_on_the_last_endgame_turn():
-    game = _hazard_game(layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "12", "H"])
+def test_r13_no_hazard_flips_on_the_last_endgame_turn(engine):
+    game = _hazard_game(
+        engine, layouts=[chain_layout(3, 1, 12), S5, S6], top=["9", "10", "4", "12", "H"]
+    )
     opening_flips(game)
     chain_turn(game, 8)
     draw_discard(game)  # seat 1
@@ -510,8 +521,8 @@ def test_r13_no_hazard_flips_on_the_last_endgame_turn():
 
 
 @pytest.mark.parametrize(("cap", "flips_offered"), [(2, False), (3, True)])
-def test_r13_no_hazard_flips_when_turn_cap_is_reached_on_this_turn(cap, flips_offered):
-    game = _hazard_game(cap=cap, layouts=[S4, S5, S6], top=["9", "10", "12", "H"])
+def test_r13_no_hazard_flips_when_turn_cap_is_reached_on_this_turn(engine, cap, flips_offered):
+    game = _hazard_game(engine, cap=cap, layouts=[S4, S5, S6], top=["9", "10", "12", "H"])
     opening_flips(game)
     draw_discard(game)
     game.apply(A.DRAW)  # seat 1, turn 2
@@ -527,8 +538,8 @@ def test_r13_no_hazard_flips_when_turn_cap_is_reached_on_this_turn(cap, flips_of
     check_invariants(game)
 
 
-def test_r13_hazard_kept_in_layout_scores_plus_ten():
-    game = _hazard_game(cap=1, layouts=[S6, S5, S9], top=["9", "10", "H"])
+def test_r13_hazard_kept_in_layout_scores_plus_ten(engine):
+    game = _hazard_game(engine, cap=1, layouts=[S6, S5, S9], top=["9", "10", "H"])
     opening_flips(game)
     game.apply(A.DRAW)
     game.apply(A.PLACE + 0)  # keep the hazard (R9); the face-up 2 is displaced
@@ -545,10 +556,10 @@ def test_r13_hazard_kept_in_layout_scores_plus_ten():
 
 # ---------------------------------------------------------------------- R15 endgame
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_r15_first_out_seat_0_then_each_other_player_one_more_turn(players):
+def test_r15_first_out_seat_0_then_each_other_player_one_more_turn(engine, players):
     cfg = RulesConfig(num_players=players, rounds=2)
     fillers = ["12", "11", "10", "9"][: players - 1]
-    game = make_game(cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", *fillers])
+    game = make_game(engine, cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", *fillers])
     opening_flips(game)
     chain_turn(game, 8)
     assert game.down_count[0] == 0
@@ -566,12 +577,12 @@ def test_r15_first_out_seat_0_then_each_other_player_one_more_turn(players):
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_r15_first_out_last_seat_then_each_other_player_one_more_turn(players):
+def test_r15_first_out_last_seat_then_each_other_player_one_more_turn(engine, players):
     cfg = RulesConfig(num_players=players, rounds=2)
     last = players - 1
     layouts = [None] * last + [chain_layout(3, 1, 12)]
     draws = ["12"] * last + ["4"] + ["11"] * last
-    game = make_game(cfg, layouts=layouts, top=["9", "10", *draws])
+    game = make_game(engine, cfg, layouts=layouts, top=["9", "10", *draws])
     opening_flips(game)
     for seat in range(last):
         assert game.turn_player == seat
@@ -589,9 +600,10 @@ def test_r15_first_out_last_seat_then_each_other_player_one_more_turn(players):
     assert (res.ended_by, res.first_out, res.turns) == ("endgame", last, 2 * last + 1)
 
 
-def test_r15_first_out_last_seat_scores_in_three_player_round():
+def test_r15_first_out_last_seat_scores_in_three_player_round(engine):
     cfg = RulesConfig(num_players=3, rounds=1)
     game = make_game(
+        engine,
         cfg,
         layouts=[S4, S9, chain_layout(4, 1, 12)],
         top=["9", "10", "12", "11", "5", "12", "11"],
@@ -605,9 +617,10 @@ def test_r15_first_out_last_seat_scores_in_three_player_round():
     assert res.round_scores == (4, 9, 11)  # 6 is not the lowest: +5
 
 
-def test_r15_only_first_player_out_triggers_the_endgame():
+def test_r15_only_first_player_out_triggers_the_endgame(engine):
     cfg = RulesConfig(num_players=3, rounds=1)
     game = make_game(
+        engine,
         cfg,
         layouts=[chain_layout(3, 1, 12), chain_layout(5, 2, 12), S11],
         top=["9", "10", "4", "6", "11"],
@@ -629,9 +642,9 @@ def test_r15_only_first_player_out_triggers_the_endgame():
     assert res.round_scores == (-1, 5, 11)
 
 
-def test_r15_no_first_out_before_a_player_has_no_face_down_card():
+def test_r15_no_first_out_before_a_player_has_no_face_down_card(engine):
     cfg = RulesConfig(num_players=3, rounds=1)
-    game = make_game(cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", "12"])
+    game = make_game(engine, cfg, layouts=[chain_layout(3, 1, 12)], top=["9", "10", "4", "12"])
     opening_flips(game)
     chain_turn(game, 7)  # one face-down card left
     assert game.down_count[0] == 1
@@ -641,10 +654,10 @@ def test_r15_no_first_out_before_a_player_has_no_face_down_card():
 
 
 # ---------------------------------------------------------------------- R16 reveal
-def test_r16_every_face_down_card_revealed_in_place_at_round_end():
+def test_r16_every_face_down_card_revealed_in_place_at_round_end(engine):
     seat1 = "M 3 4 / -1 -2 -3 / 6 -1 H"
     seat2 = "5 5 M / 1 2 7 / 3 4 7"
-    game = _hazard_game(cap=1, layouts=[S6, seat1, seat2], top=["9", "10", "12"])
+    game = _hazard_game(engine, cap=1, layouts=[S6, seat1, seat2], top=["9", "10", "12"])
     opening_flips(game)
     draw_discard(game)
     assert game.is_over
@@ -660,8 +673,8 @@ def test_r16_every_face_down_card_revealed_in_place_at_round_end():
     check_invariants(game)
 
 
-def test_r16_reveal_keeps_layout_changes_made_during_the_round():
-    game = _hazard_game(cap=2, layouts=[S6, S5, S9], top=["9", "10", "7", "8"])
+def test_r16_reveal_keeps_layout_changes_made_during_the_round(engine):
+    game = _hazard_game(engine, cap=2, layouts=[S6, S5, S9], top=["9", "10", "7", "8"])
     opening_flips(game)
     game.apply(A.DRAW)  # seat 0 draws 7, puts it on face-down position 8 (a -2)
     game.apply(A.PLACE + 8)
@@ -682,9 +695,9 @@ def test_r16_reveal_keeps_layout_changes_made_during_the_round():
 
 # ---------------------------------------------------------------------- R17 round cap
 @pytest.mark.parametrize("cap", [1, 4, 5])
-def test_r17_round_ends_after_max_turns_per_round_with_no_first_out(cap):
+def test_r17_round_ends_after_max_turns_per_round_with_no_first_out(engine, cap):
     cfg = RulesConfig(num_players=3, rounds=2, max_turns_per_round=cap)
-    game = make_game(cfg, layouts=[S4, S5, S9], top=["9", "10"] + ["12"] * cap)
+    game = make_game(engine, cfg, layouts=[S4, S5, S9], top=["9", "10"] + ["12"] * cap)
     opening_flips(game)
     for t in range(cap):
         assert game.round == 0
@@ -705,18 +718,26 @@ def test_r17_round_ends_after_max_turns_per_round_with_no_first_out(cap):
     check_invariants(game)
 
 
-def test_r17_default_cap_is_60_turns_per_player():
+def test_r17_default_cap_is_60_turns_per_player(engine):
     assert RulesConfig(num_players=3).turn_cap == 180
     assert RulesConfig(num_players=7).turn_cap == 420
     assert RulesConfig(num_players=3, max_turns_per_round=7).turn_cap == 7
+    # ... and the cap each engine enforces (Game's field; the kernel's C_TURN_CAP column).
+    for cfg, cap in [
+        (RulesConfig(num_players=3), 180),
+        (RulesConfig(num_players=7), 420),
+        (RulesConfig(num_players=3, max_turns_per_round=7), 7),
+    ]:
+        assert engine(cfg, seed=0)._turn_cap == cap
 
 
 # ---------------------------------------------------------------------- R21 first-out bonus
-def _first_out_round(seat0_a: int, seat0_x: int, seat1: str, seat2: str, **cfg_kw) -> Game:
+def _first_out_round(engine, seat0_a: int, seat0_x: int, seat1: str, seat2: str, **cfg_kw) -> Game:
     """Seat 0 goes out on the first turn with ``a 1 X / 1 1 1 / 1 1 1`` (score a + X - 3);
     seats 1 and 2 keep their dealt layouts (one draw-and-discard turn each)."""
     cfg = RulesConfig(num_players=3, rounds=1, **cfg_kw)
     game = make_game(
+        engine,
         cfg,
         layouts=[chain_layout(seat0_a, 1, 12), seat1, seat2],
         top=["9", "10", str(seat0_x), "12", "11"],
@@ -726,9 +747,9 @@ def _first_out_round(seat0_a: int, seat0_x: int, seat1: str, seat2: str, **cfg_k
     return game
 
 
-def test_r21_first_out_with_lowest_score_subtracts_5():
+def test_r21_first_out_with_lowest_score_subtracts_5(engine):
     # RULES.md: first-out 4, others 6 and 9 -> 4 - 5 = -1.
-    game = _first_out_round(3, 4, S6, S9)
+    game = _first_out_round(engine, 3, 4, S6, S9)
     res = game.round_results[0]
     assert res.first_out == 0
     assert res.ended_by == "endgame"
@@ -738,9 +759,9 @@ def test_r21_first_out_with_lowest_score_subtracts_5():
     check_invariants(game)
 
 
-def test_r21_first_out_not_lowest_adds_5():
+def test_r21_first_out_not_lowest_adds_5(engine):
     # RULES.md: first-out 6, others 4 and 9 -> 6 + 5 = 11.
-    game = _first_out_round(4, 5, S4, S9)
+    game = _first_out_round(engine, 4, 5, S4, S9)
     res = game.round_results[0]
     assert res.first_out == 0
     assert res.layouts[0] == (4, 1, 5, 1, 1, 1, 1, 1, 1)
@@ -749,25 +770,25 @@ def test_r21_first_out_not_lowest_adds_5():
 
 
 @pytest.mark.parametrize(("tie_is_lowest", "bonus_score"), [(True, -1), (False, 9)])
-def test_r21_first_out_tied_for_lowest(tie_is_lowest, bonus_score):
+def test_r21_first_out_tied_for_lowest(engine, tie_is_lowest, bonus_score):
     # RULES.md: first-out 4, others 4 and 9 -> -1 (tie counts as lowest by default).
-    game = _first_out_round(3, 4, S4, S9, first_out_tie_is_lowest=tie_is_lowest)
+    game = _first_out_round(engine, 3, 4, S4, S9, first_out_tie_is_lowest=tie_is_lowest)
     res = game.round_results[0]
     assert res.first_out == 0
     assert res.layout_scores == (4, 4, 9)
     assert res.round_scores == (bonus_score, 4, 9)
 
 
-def test_r21_first_out_compared_with_every_other_player():
+def test_r21_first_out_compared_with_every_other_player(engine):
     # First-out 6 beats seat 2 (9) but not seat 1 (5): not the lowest, +5.
-    game = _first_out_round(4, 5, S5, S9)
+    game = _first_out_round(engine, 4, 5, S5, S9)
     res = game.round_results[0]
     assert res.layout_scores == (6, 5, 9)
     assert res.round_scores == (11, 5, 9)
 
 
 # ---------------------------------------------------------------------- R22/R23 totals, winning
-def test_r22_round_score_is_layout_score_plus_bonus_and_totals_add():
+def test_r22_round_score_is_layout_score_plus_bonus_and_totals_add(engine):
     cfg = RulesConfig(num_players=3, rounds=2)
     deck0 = stack_deck(
         cfg, layouts=[chain_layout(3, 1, 12), S6, S9], top=["9", "10", "4", "12", "11"]
@@ -776,7 +797,7 @@ def test_r22_round_score_is_layout_score_plus_bonus_and_totals_add():
     deck1 = stack_deck(
         cfg, layouts=[S9, chain_layout(4, 1, 12), S4], top=["9", "10", "5", "12", "11"]
     )
-    game = Game(cfg, seed=0, stacked_decks={0: deck0, 1: deck1})
+    game = engine(cfg, seed=0, stacked_decks={0: deck0, 1: deck1})
     play_first_out_round(game, 0)
     assert game.totals == [-1, 6, 9]
     assert game.round == 1
@@ -791,16 +812,16 @@ def test_r22_round_score_is_layout_score_plus_bonus_and_totals_add():
     check_invariants(game)
 
 
-def test_r23_three_rounds_totals_add_up():
-    game = cap_round_game([[S10, S5, S20], [S5, S10, S1], [S1, S1, S4]])
+def test_r23_three_rounds_totals_add_up(engine):
+    game = cap_round_game(engine, [[S10, S5, S20], [S5, S10, S1], [S1, S1, S4]])
     assert [r.round_scores for r in game.round_results] == [(10, 5, 20), (5, 10, 1), (1, 1, 4)]
     assert game.totals == [16, 16, 25]
     # Tied on 16: the last round is 1 each, still tied -> shared.
     assert game.winners() == (0, 1)
 
 
-def test_r23_lowest_total_wins():
-    game = cap_round_game([[S10, S5, S20]])
+def test_r23_lowest_total_wins(engine):
+    game = cap_round_game(engine, [[S10, S5, S20]])
     assert game.totals == [10, 5, 20]
     assert game.winners() == (1,)
 
@@ -815,8 +836,8 @@ def test_r23_lowest_total_wins():
         ([S20, S10, S5], [S1, S5, S10], [21, 15, 15], (1,)),
     ],
 )
-def test_r23_total_tie_goes_to_lowest_last_round_score(round0, round1, totals, winners):
-    game = cap_round_game([round0, round1])
+def test_r23_total_tie_goes_to_lowest_last_round_score(engine, round0, round1, totals, winners):
+    game = cap_round_game(engine, [round0, round1])
     assert game.totals == totals
     assert game.winners() == winners
 
@@ -829,13 +850,13 @@ def test_r23_total_tie_goes_to_lowest_last_round_score(round0, round1, totals, w
         ([S10, S10, S10], [S5, S5, S5], [15, 15, 15], (0, 1, 2)),
     ],
 )
-def test_r23_remaining_tie_is_a_shared_win(round0, round1, totals, winners):
-    game = cap_round_game([round0, round1])
+def test_r23_remaining_tie_is_a_shared_win(engine, round0, round1, totals, winners):
+    game = cap_round_game(engine, [round0, round1])
     assert game.totals == totals
     assert game.winners() == winners
 
 
-def test_r23_winners_undefined_before_game_over():
-    game = Game(RulesConfig(num_players=3), seed=0)
+def test_r23_winners_undefined_before_game_over(engine):
+    game = engine(RulesConfig(num_players=3), seed=0)
     with pytest.raises(ValueError):
         game.winners()

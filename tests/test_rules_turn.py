@@ -2,6 +2,9 @@
 
 Every position is built with the documented deck-stacking hook
 (:func:`gnome_env.testing.stack_deck`); expected values are derived from RULES.md by hand.
+Each test runs on both engines through the ``engine`` fixture (``tests/conftest.py``):
+``[game]`` plays on :class:`~gnome_env.engine.Game`, ``[kernel]`` on the compiled kernels
+(:class:`gnome_env.testing.KernelRulesGame`).
 Positions are row-major (R2): 0 1 2 / 3 4 5 / 6 7 8.
 """
 
@@ -44,6 +47,7 @@ def opening_flips(game: Game, flips: dict[int, tuple[int, int]] | None = None) -
 
 
 def new_game(
+    engine,
     layouts: list[str | None],
     top: list[str],
     *,
@@ -57,7 +61,7 @@ def new_game(
         kwargs["deck"] = deck
     cfg = RulesConfig(num_players=3, **kwargs)
     order = stack_deck(cfg, layouts=layouts, top=top)
-    game = Game(cfg, seed=0, stacked_decks={0: order})
+    game = engine(cfg, seed=0, stacked_decks={0: order})
     opening_flips(game, flips)
     check_invariants(game)
     return game
@@ -88,8 +92,8 @@ PLAIN = "1 2 3 / 4 5 6 / 7 8 9"
 # ---------------------------------------------------------------------------------- R7
 
 
-def test_r7_draw_takes_top_of_draw_pile_into_hand():
-    game = new_game([PLAIN], ["10", "11", "12", "9"])
+def test_r7_draw_takes_top_of_draw_pile_into_hand(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12", "9"])
     assert game.piles == [[10], [11]]
     assert len(game.draw_pile) == DEFAULT_DRAW_PILE
     assert game.draw_pile[-2:] == [9, 12]
@@ -125,8 +129,8 @@ def test_r7_draw_takes_top_of_draw_pile_into_hand():
         (A.TAKE_B, 11, Source.PILE_B, [[10], []]),
     ],
 )
-def test_r7_take_top_of_discard_pile_into_hand(take, card, source, piles_after):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r7_take_top_of_discard_pile_into_hand(engine, take, card, source, piles_after):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(take)
     assert game.held == card
     assert game.held_source == source
@@ -143,8 +147,8 @@ def test_r7_take_top_of_discard_pile_into_hand(take, card, source, piles_after):
     check_invariants(game)
 
 
-def test_r7_take_top_of_pile_takes_the_last_discarded_card():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r7_take_top_of_pile_takes_the_last_discarded_card(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(A.DRAW)
     game.apply(A.DISCARD_A)  # seat 0 discards the 12 onto A
     assert game.piles == [[10, 12], [11]]
@@ -162,9 +166,9 @@ SMALL_DECK = DeckSpec.from_dict({str(v): 3 for v in range(1, 12)})
 SMALL_LAYOUTS = ["7 7 7 / 8 8 8 / 9 9 9", "10 10 10 / 11 11 11 / 1 1 2", "2 3 3 / 4 4 5 / 5 6 6"]
 
 
-def test_r8_empty_draw_pile_reshuffles_all_but_each_pile_top():
+def test_r8_empty_draw_pile_reshuffles_all_but_each_pile_top(engine):
     # Pile A starts with 1, pile B with 2; the draw pile is 3, 4, 5, 6 (top first).
-    game = new_game(SMALL_LAYOUTS, ["1", "2", "3", "4", "5", "6"], deck=SMALL_DECK)
+    game = new_game(engine, SMALL_LAYOUTS, ["1", "2", "3", "4", "5", "6"], deck=SMALL_DECK)
     assert game.piles == [[1], [2]]
     assert game.draw_pile == [6, 5, 4, 3]
     for seat, discard in [(0, A.DISCARD_A), (1, A.DISCARD_B), (2, A.DISCARD_A), (0, A.DISCARD_A)]:
@@ -187,10 +191,10 @@ def test_r8_empty_draw_pile_reshuffles_all_but_each_pile_top():
     check_invariants(game)
 
 
-def test_r8_draw_is_illegal_when_reshuffle_would_yield_nothing():
+def test_r8_draw_is_illegal_when_reshuffle_would_yield_nothing(engine):
     deck = DeckSpec.from_dict({**{str(v): 3 for v in range(1, 10)}, "10": 2, "H": 1})
     layouts = ["1 1 1 / 2 2 2 / 3 3 3", "4 4 4 / 5 5 5 / 6 6 6", "7 7 7 / 8 8 8 / 9 9 9"]
-    game = new_game(layouts, ["10", "10", "H"], deck=deck)
+    game = new_game(engine, layouts, ["10", "10", "H"], deck=deck)
     assert game.draw_pile == [H]
     game.apply(A.DRAW)
     assert game.held == H
@@ -210,8 +214,8 @@ def test_r8_draw_is_illegal_when_reshuffle_would_yield_nothing():
 # ---------------------------------------------------------------------------------- R9
 
 
-def test_r9_drawn_card_may_be_kept_or_discarded():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r9_drawn_card_may_be_kept_or_discarded(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(A.DRAW)
     assert game.legal_actions() == PLACES + DISCARDS
     game.apply(A.DISCARD_B)
@@ -224,8 +228,8 @@ def test_r9_drawn_card_may_be_kept_or_discarded():
 
 
 @pytest.mark.parametrize("take", [A.TAKE_A, A.TAKE_B])
-def test_r9_taken_card_may_not_be_discarded_by_default(take):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r9_taken_card_may_not_be_discarded_by_default(engine, take):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(take)
     assert game.legal_actions() == PLACES
     for action in DISCARDS:
@@ -237,8 +241,8 @@ def test_r9_taken_card_may_not_be_discarded_by_default(take):
     ("take", "discard", "piles_after"),
     [(A.TAKE_A, A.DISCARD_A, [[10], [11]]), (A.TAKE_B, A.DISCARD_B, [[10], [11]])],
 )
-def test_r9_discard_taken_card_variant_allows_discarding_it(take, discard, piles_after):
-    game = new_game([PLAIN], ["10", "11", "12"], discard_taken_card=True)
+def test_r9_discard_taken_card_variant_allows_discarding_it(engine, take, discard, piles_after):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"], discard_taken_card=True)
     game.apply(take)
     # The taken pile is now empty, so R14 sends the discard back onto it.
     assert game.legal_actions() == [*PLACES, discard]
@@ -250,8 +254,8 @@ def test_r9_discard_taken_card_variant_allows_discarding_it(take, discard, piles
     check_invariants(game)
 
 
-def test_r9_discard_taken_card_variant_both_piles_open():
-    game = new_game([PLAIN], ["10", "11", "12"], discard_taken_card=True)
+def test_r9_discard_taken_card_variant_both_piles_open(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"], discard_taken_card=True)
     game.apply(A.DRAW)
     game.apply(A.DISCARD_A)  # A = 10 12, B = 11
     game.apply(A.TAKE_A)  # seat 1 takes the 12; A still holds the 10
@@ -264,8 +268,8 @@ def test_r9_discard_taken_card_variant_both_piles_open():
 # ---------------------------------------------------------------------------------- R10
 
 
-def test_r10_displaced_face_down_card_is_revealed_and_placed_card_is_face_up():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r10_displaced_face_down_card_is_revealed_and_placed_card_is_face_up(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     assert game.down_count[0] == 7
     game.apply(A.DRAW)
     game.apply(A.PLACE + 4)
@@ -284,8 +288,8 @@ def test_r10_displaced_face_down_card_is_revealed_and_placed_card_is_face_up():
     check_invariants(game)
 
 
-def test_r10_replacing_a_face_up_card():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r10_replacing_a_face_up_card(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 0)
     assert game.layouts[0] == [12, 2, 3, 4, 5, 6, 7, 8, 9]
@@ -299,8 +303,8 @@ def test_r10_replacing_a_face_up_card():
     check_invariants(game)
 
 
-def test_r10_taken_card_is_placed_face_up():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r10_taken_card_is_placed_face_up(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(A.TAKE_B)
     game.apply(A.PLACE + 7)
     assert game.layouts[0] == [1, 2, 3, 4, 5, 6, 7, 11, 9]
@@ -314,8 +318,8 @@ def test_r10_taken_card_is_placed_face_up():
 CHAIN = "6 8 6 / 8 1 9 / 2 3 4"  # face up after the opening flips: 6 (pos 0), 8 (pos 1)
 
 
-def test_r11_two_bounce_chain():
-    game = new_game([CHAIN], ["10", "11", "5"])
+def test_r11_two_bounce_chain(engine):
+    game = new_game(engine, [CHAIN], ["10", "11", "5"])
     game.apply(A.DRAW)
     assert game.held == 5
     game.apply(A.PLACE + 2)
@@ -346,8 +350,8 @@ def test_r11_two_bounce_chain():
     check_invariants(game)
 
 
-def test_r11_bounce_is_optional_player_may_discard_instead():
-    game = new_game([CHAIN], ["10", "11", "5"])
+def test_r11_bounce_is_optional_player_may_discard_instead(engine):
+    game = new_game(engine, [CHAIN], ["10", "11", "5"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)
     assert game.can_bounce
@@ -360,8 +364,8 @@ def test_r11_bounce_is_optional_player_may_discard_instead():
     check_invariants(game)
 
 
-def test_r11_bounce_targets_exclude_positions_filled_this_turn():
-    game = new_game([CHAIN], ["10", "11", "5"])
+def test_r11_bounce_targets_exclude_positions_filled_this_turn(engine):
+    game = new_game(engine, [CHAIN], ["10", "11", "5"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)
     assert_rejected(game, A.BOUNCE + 2)
@@ -387,8 +391,8 @@ def _bounce_onto_face_up_four(game: Game) -> None:
     assert not game.held_was_face_down
 
 
-def test_r11_displaced_face_up_card_cannot_bounce():
-    game = new_game([FACE_UP_TARGET], ["10", "11", "4"])
+def test_r11_displaced_face_up_card_cannot_bounce(engine):
+    game = new_game(engine, [FACE_UP_TARGET], ["10", "11", "4"])
     _bounce_onto_face_up_four(game)
     # The 4 matches the 4 just placed at position 2, but it was face up: the chain ends.
     assert not game.can_bounce
@@ -400,8 +404,8 @@ def test_r11_displaced_face_up_card_cannot_bounce():
     check_invariants(game)
 
 
-def test_r11_bounce_face_up_variant_lets_face_up_card_bounce():
-    game = new_game([FACE_UP_TARGET], ["10", "11", "4"], bounce_face_up=True)
+def test_r11_bounce_face_up_variant_lets_face_up_card_bounce(engine):
+    game = new_game(engine, [FACE_UP_TARGET], ["10", "11", "4"], bounce_face_up=True)
     _bounce_onto_face_up_four(game)
     assert game.can_bounce
     assert game.legal_actions() == bounces(0, 3, 4, 5, 6, 7, 8) + DISCARDS
@@ -412,9 +416,9 @@ def test_r11_bounce_face_up_variant_lets_face_up_card_bounce():
     check_invariants(game)
 
 
-def test_r11_bounce_face_up_variant_still_needs_a_match():
+def test_r11_bounce_face_up_variant_still_needs_a_match(engine):
     # With the variant on, a face-up displaced card that matches nothing still cannot bounce.
-    game = new_game([PLAIN], ["10", "11", "12"], bounce_face_up=True)
+    game = new_game(engine, [PLAIN], ["10", "11", "12"], bounce_face_up=True)
     game.apply(A.DRAW)
     game.apply(A.PLACE + 0)  # displaces the face-up 1; face up now: 12 2
     assert game.held == 1
@@ -431,8 +435,12 @@ def test_r11_bounce_face_up_variant_still_needs_a_match():
     ],
 )
 @pytest.mark.parametrize("bounce_face_up", [False, True])
-def test_r11_negative_mulligan_and_hazard_never_bounce(pos, displaced, legal, bounce_face_up):
-    game = new_game(["-2 M -2 / M H 1 / 2 3 4"], ["10", "11", "7"], bounce_face_up=bounce_face_up)
+def test_r11_negative_mulligan_and_hazard_never_bounce(
+    engine, pos, displaced, legal, bounce_face_up
+):
+    game = new_game(
+        engine, ["-2 M -2 / M H 1 / 2 3 4"], ["10", "11", "7"], bounce_face_up=bounce_face_up
+    )
     game.apply(A.DRAW)
     game.apply(A.PLACE + pos)
     assert game.held == displaced
@@ -442,8 +450,8 @@ def test_r11_negative_mulligan_and_hazard_never_bounce(pos, displaced, legal, bo
     check_invariants(game)
 
 
-def test_r11_positive_card_matching_nothing_cannot_bounce():
-    game = new_game(["9 10 7 / 1 2 3 / 4 5 6"], ["11", "12", "8"])
+def test_r11_positive_card_matching_nothing_cannot_bounce(engine):
+    game = new_game(engine, ["9 10 7 / 1 2 3 / 4 5 6"], ["11", "12", "8"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)  # face up now: 9 10 8; the displaced 7 matches none
     assert game.held == 7
@@ -454,8 +462,8 @@ def test_r11_positive_card_matching_nothing_cannot_bounce():
     check_invariants(game)
 
 
-def test_r11_card_just_placed_counts_as_a_match():
-    game = new_game(["9 10 7 / 1 2 3 / 4 5 6"], ["11", "12", "7"])
+def test_r11_card_just_placed_counts_as_a_match(engine):
+    game = new_game(engine, ["9 10 7 / 1 2 3 / 4 5 6"], ["11", "12", "7"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)  # the placed 7 is the only face-up 7
     assert game.held == 7
@@ -468,8 +476,8 @@ def test_r11_card_just_placed_counts_as_a_match():
     check_invariants(game)
 
 
-def test_r11_face_up_mulligan_never_counts_as_a_match():
-    game = new_game(["M 5 8 / 1 2 3 / 4 6 7"], ["10", "11", "3"])
+def test_r11_face_up_mulligan_never_counts_as_a_match(engine):
+    game = new_game(engine, ["M 5 8 / 1 2 3 / 4 6 7"], ["10", "11", "3"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)  # face up now: M 5 3; the displaced 8 matches no positive card
     assert game.held == 8
@@ -479,10 +487,10 @@ def test_r11_face_up_mulligan_never_counts_as_a_match():
     check_invariants(game)
 
 
-def test_r11_chain_fills_each_position_once_at_most_eight_bounces():
+def test_r11_chain_fills_each_position_once_at_most_eight_bounces(engine):
     # With bounce_face_up every displaced card matches, so the chain runs until all nine
     # positions are filled: one placement and eight bounces.
-    game = new_game(["5 6 5 / 6 5 6 / 5 6 5"], ["10", "11", "7"], bounce_face_up=True)
+    game = new_game(engine, ["5 6 5 / 6 5 6 / 5 6 5"], ["10", "11", "7"], bounce_face_up=True)
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)
     unfilled = [0, 1, 3, 4, 5, 6, 7, 8]
@@ -506,16 +514,16 @@ def test_r11_chain_fills_each_position_once_at_most_eight_bounces():
 # ---------------------------------------------------------------------------------- R12
 
 
-def test_r12_no_face_up_mulligan_mulligan_may_go_anywhere():
-    game = new_game(["1 2 M / 3 4 5 / 6 7 8"], ["10", "11", "M"])  # a face-down M at 2
+def test_r12_no_face_up_mulligan_mulligan_may_go_anywhere(engine):
+    game = new_game(engine, ["1 2 M / 3 4 5 / 6 7 8"], ["10", "11", "M"])  # a face-down M at 2
     game.apply(A.DRAW)
     assert game.held == M
     assert game.legal_actions() == PLACES + DISCARDS
     check_invariants(game)
 
 
-def test_r12_one_face_up_mulligan_only_its_own_position():
-    game = new_game(["M 5 1 / 2 3 4 / 6 7 8"], ["10", "11", "M"])
+def test_r12_one_face_up_mulligan_only_its_own_position(engine):
+    game = new_game(engine, ["M 5 1 / 2 3 4 / 6 7 8"], ["10", "11", "M"])
     game.apply(A.DRAW)
     assert game.held == M
     assert game.legal_actions() == [A.PLACE + 0, *DISCARDS]
@@ -530,8 +538,8 @@ def test_r12_one_face_up_mulligan_only_its_own_position():
     check_invariants(game)
 
 
-def test_r12_one_face_up_mulligan_may_take_mulligan_from_pile():
-    game = new_game(["M 5 1 / 2 3 4 / 6 7 8"], ["M", "11"])
+def test_r12_one_face_up_mulligan_may_take_mulligan_from_pile(engine):
+    game = new_game(engine, ["M 5 1 / 2 3 4 / 6 7 8"], ["M", "11"])
     assert game.legal_actions() == [A.DRAW, A.TAKE_A, A.TAKE_B]
     game.apply(A.TAKE_A)
     assert game.held == M
@@ -539,16 +547,16 @@ def test_r12_one_face_up_mulligan_may_take_mulligan_from_pile():
     check_invariants(game)
 
 
-def test_r12_two_face_up_mulligans_cannot_take_mulligan_from_pile():
-    game = new_game(["M M 1 / 2 3 4 / 5 6 7"], ["M", "11"])
+def test_r12_two_face_up_mulligans_cannot_take_mulligan_from_pile(engine):
+    game = new_game(engine, ["M M 1 / 2 3 4 / 5 6 7"], ["M", "11"])
     assert game.legal_actions() == [A.DRAW, A.TAKE_B]
     assert not game.legal_mask()[A.TAKE_A]
     assert_rejected(game, A.TAKE_A)
     check_invariants(game)
 
 
-def test_r12_two_face_up_mulligans_take_allowed_with_discard_taken_card():
-    game = new_game(["M M 1 / 2 3 4 / 5 6 7"], ["M", "11"], discard_taken_card=True)
+def test_r12_two_face_up_mulligans_take_allowed_with_discard_taken_card(engine):
+    game = new_game(engine, ["M M 1 / 2 3 4 / 5 6 7"], ["M", "11"], discard_taken_card=True)
     assert game.legal_actions() == [A.DRAW, A.TAKE_A, A.TAKE_B]
     game.apply(A.TAKE_A)
     # No position accepts it; it can only be discarded, and pile A is now the empty pile.
@@ -560,8 +568,8 @@ def test_r12_two_face_up_mulligans_take_allowed_with_discard_taken_card():
     check_invariants(game)
 
 
-def test_r12_two_face_up_mulligans_drawn_mulligan_can_only_be_discarded():
-    game = new_game(["M M 1 / 2 3 4 / 5 6 7"], ["10", "11", "M"])
+def test_r12_two_face_up_mulligans_drawn_mulligan_can_only_be_discarded(engine):
+    game = new_game(engine, ["M M 1 / 2 3 4 / 5 6 7"], ["10", "11", "M"])
     game.apply(A.DRAW)
     assert game.held == M
     assert game.legal_actions() == DISCARDS
@@ -583,8 +591,8 @@ def test_r12_two_face_up_mulligans_drawn_mulligan_can_only_be_discarded():
         (A.TAKE_B, A.DISCARD_B, A.DISCARD_A, [[10], [3]]),
     ],
 )
-def test_r14_discard_must_go_on_the_only_empty_pile(take, only, other, piles_after):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r14_discard_must_go_on_the_only_empty_pile(engine, take, only, other, piles_after):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(take)
     game.apply(A.PLACE + 2)  # displaces the face-down 3, which matches nothing
     assert game.held == 3
@@ -599,8 +607,8 @@ def test_r14_discard_must_go_on_the_only_empty_pile(take, only, other, piles_aft
     ("discard", "piles_after"),
     [(A.DISCARD_A, [[10, 12], [11]]), (A.DISCARD_B, [[10], [11, 12]])],
 )
-def test_r14_both_piles_non_empty_player_chooses(discard, piles_after):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_r14_both_piles_non_empty_player_chooses(engine, discard, piles_after):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     game.apply(A.DRAW)
     assert game.legal_actions() == PLACES + DISCARDS
     game.apply(discard)
@@ -608,10 +616,10 @@ def test_r14_both_piles_non_empty_player_chooses(discard, piles_after):
     check_invariants(game)
 
 
-def test_r14_both_piles_empty_player_chooses():
+def test_r14_both_piles_empty_player_chooses(engine):
     # Seats 0 and 1 each take a pile's only card and displace a face-down hazard, which
     # leaves play (R13): both piles end up empty.
-    game = new_game(["1 2 H / 3 4 5 / 6 7 8", "1 2 H / 3 4 5 / 6 7 8"], ["10", "11", "9"])
+    game = new_game(engine, ["1 2 H / 3 4 5 / 6 7 8", "1 2 H / 3 4 5 / 6 7 8"], ["10", "11", "9"])
     game.apply(A.TAKE_A)
     game.apply(A.PLACE + 2)
     assert game.held == H
@@ -638,8 +646,8 @@ def test_r14_both_piles_empty_player_chooses():
     check_invariants(game)
 
 
-def test_r14_discarded_drawn_hazard_is_removed_from_play():
-    game = new_game([PLAIN], ["10", "11", "H"])
+def test_r14_discarded_drawn_hazard_is_removed_from_play(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "H"])
     assert game.hazards_removed == 0
     game.apply(A.DRAW)
     assert game.held == H
@@ -654,8 +662,8 @@ def test_r14_discarded_drawn_hazard_is_removed_from_play():
     check_invariants(game)
 
 
-def test_r14_displaced_hazard_is_removed_from_play():
-    game = new_game(["1 2 H / 3 4 5 / 6 7 8"], ["10", "11", "12"])
+def test_r14_displaced_hazard_is_removed_from_play(engine):
+    game = new_game(engine, ["1 2 H / 3 4 5 / 6 7 8"], ["10", "11", "12"])
     game.apply(A.DRAW)
     game.apply(A.PLACE + 2)
     assert game.held == H
@@ -670,8 +678,8 @@ def test_r14_displaced_hazard_is_removed_from_play():
 # ------------------------------------------------------------------ apply() error contract
 
 
-def test_illegal_action_in_draw_phase_names_phase_and_legal_actions():
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_illegal_action_in_draw_phase_names_phase_and_legal_actions(engine):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     message = assert_rejected(game, A.PLACE + 0)
     assert "DRAW" in message
     assert "place@0" in message
@@ -680,8 +688,8 @@ def test_illegal_action_in_draw_phase_names_phase_and_legal_actions():
     check_invariants(game)
 
 
-def test_illegal_action_in_place_phase_names_phase_and_legal_actions():
-    game = new_game(["M 5 1 / 2 3 4 / 6 7 8"], ["M", "11"])
+def test_illegal_action_in_place_phase_names_phase_and_legal_actions(engine):
+    game = new_game(engine, ["M 5 1 / 2 3 4 / 6 7 8"], ["M", "11"])
     game.apply(A.TAKE_A)
     message = assert_rejected(game, A.DISCARD_A)
     assert "PLACE" in message
@@ -690,9 +698,9 @@ def test_illegal_action_in_place_phase_names_phase_and_legal_actions():
     check_invariants(game)
 
 
-def test_illegal_opening_flip_of_face_up_card_is_rejected():
+def test_illegal_opening_flip_of_face_up_card_is_rejected(engine):
     cfg = RulesConfig(num_players=3)
-    game = Game(cfg, seed=0, stacked_decks={0: stack_deck(cfg, layouts=[PLAIN], top=["10"])})
+    game = engine(cfg, seed=0, stacked_decks={0: stack_deck(cfg, layouts=[PLAIN], top=["10"])})
     game.apply(A.FLIP + 4)
     message = assert_rejected(game, A.FLIP + 4)
     assert "OPENING_FLIP" in message
@@ -701,8 +709,8 @@ def test_illegal_opening_flip_of_face_up_card_is_rejected():
 
 
 @pytest.mark.parametrize("kind", [np.int64, np.int32, np.uint8, np.intp])
-def test_numpy_integer_actions_are_accepted(kind):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_numpy_integer_actions_are_accepted(engine, kind):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     twin = game.copy()
     game.apply(kind(A.TAKE_B))
     twin.apply(A.TAKE_B)
@@ -730,7 +738,7 @@ def test_numpy_integer_actions_are_accepted(kind):
         None,
     ],
 )
-def test_malformed_or_out_of_range_actions_are_rejected(bad):
-    game = new_game([PLAIN], ["10", "11", "12"])
+def test_malformed_or_out_of_range_actions_are_rejected(engine, bad):
+    game = new_game(engine, [PLAIN], ["10", "11", "12"])
     assert_rejected(game, bad)
     check_invariants(game)

@@ -116,3 +116,15 @@ def test_kernel_row_and_state_table_are_checked_against_each_other(monkeypatch):
     monkeypatch.setattr(engine, "STATE_FIELDS", without_round)
     with pytest.raises(ImportError, match=r"no state field names .*\['C_ROUND'\]"):
         kernels.check_state_columns()
+
+
+def test_the_kernel_state_reader_covers_every_state_field():
+    """gnome_env.testing.kernel_state reads each state field the kernel row holds; the rest
+    (config, seed, stacked decks, round results) the kernel rules game keeps itself."""
+    from gnome_env.testing import KernelRulesGame, kernel_state
+
+    game = KernelRulesGame(RulesConfig(num_players=4), 7)
+    kgame = game._kgame
+    read = kernel_state(kgame._g, kgame._cards, kgame._vec._kcode)
+    kept = {"config", "seed", "stacked_decks", "round_results"}
+    assert set(read) - {"num_players", "_turn_cap"} == set(NAMES) - kept

@@ -16,14 +16,15 @@ import random
 import numpy as np
 import pytest
 
-from gnome_env import Game, RulesConfig
+from gnome_env import Game, RulesConfig, parse_card
 from gnome_env import _kernels as kernels
 from gnome_env import actions as A
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import deal_order, reshuffle_order
 from gnome_env.gnoming_a_round_v1 import raw_env
 from gnome_env.rng import RESHUFFLE, permutation
-from gnome_env.vector import ENDED_BY, VectorGame, game_stream
+from gnome_env.testing import kernel_state, stack_deck
+from gnome_env.vector import ENDED_BY, KernelGame, VectorGame, game_stream
 
 SEATS = [3, 4, 5, 6, 7]
 SMALL_DECK = {"1": 6, "2": 6, "3": 6, "4": 6, "-1": 3, "M": 3, "H": 3, "5": 33}  # 66 cards
@@ -491,3 +492,74 @@ def test_load_state_dict_refuses_a_state_of_other_games():
         same.load_state_dict({"st": 1})
     with pytest.raises(RuntimeError, match="call reset"):
         same.state_dict()
+
+
+# ---------------------------------------------------------------------- KernelGame's test hook
+GAME_FIELDS = (
+    "num_players", "round", "first_player", "reshuffles", "hazards_removed", "held",
+    "held_source", "held_was_face_down", "filled", "turns_played", "first_out",
+    "endgame_turns_left", "phase", "current_seat", "turn_player", "flip_queue", "layouts",
+    "face_up", "down_count", "draw_pile", "piles", "totals", "_turn_cap",
+)  # fmt: skip
+
+
+def kernel_fields(kgame) -> dict:
+    return kernel_state(kgame._g, kgame._cards, kgame._vec._kcode)
+
+
+def test_kernel_game_stacked_decks_deal_as_game_does():
+    """KernelGame.reset(seed, stacked_decks=...) (the test hook) deals the stacked rounds
+    from the given orders and the others from the seed, exactly as Game; a pickled copy
+    keeps the hook for the rounds still to come."""
+    import pickle
+
+    config = RulesConfig.from_dict({"deck": SMALL_DECK, "num_players": 4, "rounds": 3})
+    stacked = {
+        0: stack_deck(config, layouts=["1 2 3 / 4 5 5 / 5 5 5"], top=["H", "M", "2"]),
+        2: stack_deck(config, layouts=[None, "M M 1 / 2 3 4 / -1 5 5"], rest_seed=7),
+    }
+    game = Game(config, 3, stacked_decks=stacked)
+    kgame = KernelGame(config)
+    kgame.reset(3, stacked_decks=stacked)
+    rng = random.Random(3)
+    rounds_seen = set()
+    while not game.is_over:
+        fields = kernel_fields(kgame)
+        assert fields == {name: getattr(game, name) for name in GAME_FIELDS}
+        assert kgame.mask.astype(bool).tolist() == game.legal_mask().tolist()
+        if game.round not in rounds_seen:  # each round's deal, before any decision
+            rounds_seen.add(game.round)
+            if game.round in stacked:
+                deck = [parse_card(t) for t in stacked[game.round]]
+                assert fields["layouts"] == [deck[9 * p : 9 * p + 9] for p in range(4)]
+            if game.round == 1:  # from here on, a pickled copy plays for the original
+                kgame = pickle.loads(pickle.dumps(kgame))
+        action = rng.choice(game.legal_actions())
+        game.apply(action)
+        kgame.step(action)
+    assert rounds_seen == {0, 1, 2}
+    assert kernel_fields(kgame)["totals"] == game.totals
+
+
+@pytest.mark.parametrize(
+    "stacked",
+    [
+        {3: None},  # round out of range (rounds=3)
+        {"0": None},  # not an int
+        {0: ["1"] * 110},  # not a permutation of the deck
+        {0: None, 1: []},  # round 1 is not a deck
+    ],
+)
+def test_kernel_game_stacked_decks_validated_as_game_does(stacked):
+    config = RulesConfig(num_players=3)
+    deck = stack_deck(config)
+    stacked = {r: deck if d is None else d for r, d in stacked.items()}
+    with pytest.raises(ValueError) as expected:
+        Game(config, 0, stacked_decks=stacked)
+    kgame = KernelGame(config)
+    kgame.reset(5)
+    before = (kgame._g.tobytes(), kgame._cards.tobytes(), kgame.mask.tobytes(), kgame.seed)
+    with pytest.raises(ValueError) as got:
+        kgame.reset(0, stacked_decks=stacked)
+    assert str(got.value) == str(expected.value)
+    assert (kgame._g.tobytes(), kgame._cards.tobytes(), kgame.mask.tobytes(), kgame.seed) == before
