@@ -181,7 +181,7 @@ class Game:
         self.seed = int(seed)
         self.num_players = config.num_players
         self._turn_cap = config.turn_cap
-        self.stacked_decks = _check_stacked_decks(config, stacked_decks)
+        self.stacked_decks = check_stacked_decks(config, stacked_decks)
         self.actions: list[int] = []
         self.totals = [0] * self.num_players
         self.round_results: list[RoundResult] = []
@@ -696,7 +696,7 @@ def _config_key(config: RulesConfig) -> str:
     return repr(config)
 
 
-def _check_stacked_decks(
+def check_stacked_decks(
     config: RulesConfig, stacked: Mapping[int, Sequence[object]] | None
 ) -> dict[int, tuple[str, ...]]:
     """Validate the test hook: each stacked deck is a full permutation of the deck spec.

@@ -36,7 +36,7 @@ import numpy as np
 from gnome_env import actions as A
 from gnome_env.cards import card_token, parse_card, parse_layout
 from gnome_env.config import RulesConfig
-from gnome_env.engine import Game, Phase, RoundResult, Source, _check_stacked_decks
+from gnome_env.engine import Game, Phase, RoundResult, Source, check_stacked_decks
 
 
 def layout_tokens(layout: str | Sequence[object]) -> list[int]:
@@ -217,7 +217,7 @@ class KernelRulesGame:
             config = RulesConfig()
         self.config = config
         self.seed = int(seed)
-        self.stacked_decks = _check_stacked_decks(config, stacked_decks)
+        self.stacked_decks = check_stacked_decks(config, stacked_decks)
         self.actions: list[int] = []
         self.round_results: list[RoundResult] = []
         self._winners: tuple[int, ...] | None = None

@@ -115,7 +115,7 @@ from gnome_env import rng
 from gnome_env.cards import HAZARD, MULLIGAN, parse_card
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
-from gnome_env.engine import _check_stacked_decks, deal_order
+from gnome_env.engine import check_stacked_decks, deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
 #: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
@@ -625,7 +625,7 @@ class KernelGame:
         stacked: dict[int, np.ndarray] = {}
         if stacked_decks is not None:
             kind = {code: k for k, code in enumerate(self.config.deck.kinds)}
-            for r, deck in _check_stacked_decks(self.config, stacked_decks).items():
+            for r, deck in check_stacked_decks(self.config, stacked_decks).items():
                 stacked[r] = np.array([kind[parse_card(t)] for t in deck], dtype=np.int16)
         self._stacked = stacked
         g = self._g
