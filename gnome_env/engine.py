@@ -18,10 +18,15 @@ k)`` for the k-th reshuffle (R8) of that round: :func:`deal_order` and
 the same seed and the same actions always give the same game, on any numpy version, and
 copies are cheap.
 
+The state is declared once, in :data:`STATE_FIELDS`: ``Game``'s slots, :meth:`Game.copy`,
+:meth:`Game.state_tuple` and the public constructor :meth:`Game.from_state` follow it, and
+the kernels (:mod:`gnome_env._kernels`) check their row columns against it at import.
+
 Test hook (documented, used by the rule tests): ``Game(config, seed, stacked_decks={r: deck})``
 replaces round ``r``'s shuffled deck with ``deck``, a full deck order in R2 tokens, top card
 first. :func:`gnome_env.testing.stack_deck` builds such an order from the layouts and pile
-cards a test wants.
+cards a test wants. :class:`gnome_env.vector.KernelGame` takes the same hook, so every rule
+test runs on both engines (:class:`gnome_env.testing.KernelRulesGame`).
 """
 
 from __future__ import annotations
