@@ -115,7 +115,7 @@ from gnome_env import rng
 from gnome_env.cards import HAZARD, MULLIGAN, parse_card
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
-from gnome_env.engine import check_stacked_decks, deal_order
+from gnome_env.engine import Game, check_stacked_decks, deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
 #: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
@@ -207,6 +207,7 @@ class VectorGame:
         counts = [copies for _, copies in config.deck.counts]
         self._deck_size = config.deck.size
         self._kcode = np.array(kinds, dtype=np.int32)
+        self._kind = {code: k for k, code in enumerate(kinds)}  # card code -> kind index
         self._kcount = np.array(counts, dtype=np.int32)
         # The canonical deck order of DeckSpec.cards(), as kind indices.
         self._canon = np.repeat(np.arange(len(kinds), dtype=np.int16), counts)
@@ -592,6 +593,7 @@ class KernelGame:
             K.single_supply_resume, *self._game_args, *self._emit_args, vec._canon, 0
         )
         self._resume = K.entry_point(K.single_resume, *self._game_args, *self._emit_args)
+        self._emit = K.entry_point(K.emit_observation, *self._game_args, *self._emit_args)
         self._observe = K.entry_point(
             K.observe_seat, *self._game_args, 0, *self._observe_args, np.empty_like(self.obs)
         )
@@ -636,6 +638,28 @@ class KernelGame:
         self.rewards[:] = 0.0
         self.results[:] = 0
         self.seat = self._carry_on()
+        return self.seat
+
+    def load(self, game: Game) -> int:
+        """Install ``game``'s state (any :class:`Game` of this config, e.g. a determinized
+        sample from :func:`gnome_env.information.sample_game`) into the kernel game and
+        write its decision; returns the acting seat (-1 if the game is over).
+
+        Every field of :data:`gnome_env.engine.STATE_FIELDS` goes into the kernel row, the
+        card counting (``C_SEEN``) is recomputed from the cards in sight and the last
+        finished round's scores come from ``game.round_results`` (0 without any). Future
+        reshuffles and deals come from ``game.seed``; the stacked-deck hook is not carried.
+        """
+        if game.config != self.config:
+            raise ValueError("game.config differs from this kernel game's config")
+        write_game_row(game, self._g, self._cards, self._vec._kind)
+        self._stacked = {}
+        self.seed = game.seed
+        self.rewards[:] = 0.0
+        self.results[:] = 0
+        self.seat = int(game.current_seat)
+        if self.seat >= 0:
+            self._emit(*self._game_args, *self._emit_args)
         return self.seat
 
     def step(self, action: int) -> int:
@@ -713,3 +737,56 @@ class KernelGame:
         if res[K.R_DONE]:
             info["winners"] = [agents[s] for s in range(n) if res[K.R_WINNERS + s]]
         return info
+
+
+def write_game_row(game: Game, g: np.ndarray, cards: np.ndarray, kind: dict[int, int]) -> None:
+    """Write ``game``'s state into a kernel state row ``g`` and card stacks ``cards``
+    (``kind``: card code -> kind index). See :meth:`KernelGame.load`."""
+    n = game.num_players
+    g[:] = 0
+    cards[:] = 0
+    g[K.C_N] = n
+    g[K.C_TURN_CAP] = min(game.config.turn_cap, 2**31 - 1)
+    g[K.C_ROUND] = game.round
+    g[K.C_FIRST_PLAYER] = game.first_player
+    g[K.C_RESHUFFLES] = game.reshuffles
+    g[K.C_HAZ_REMOVED] = game.hazards_removed
+    g[K.C_HELD] = -1 if game.held is None else kind[game.held]
+    g[K.C_HELD_SRC] = int(game.held_source)
+    g[K.C_HELD_DOWN] = int(game.held_was_face_down)
+    g[K.C_FILLED] = game.filled
+    g[K.C_TURNS] = game.turns_played
+    g[K.C_FIRST_OUT] = -1 if game.first_out is None else game.first_out
+    g[K.C_ENDGAME] = -1 if game.endgame_turns_left is None else game.endgame_turns_left
+    g[K.C_PHASE] = int(game.phase)
+    g[K.C_SEAT] = game.current_seat
+    g[K.C_TURN_PLAYER] = game.turn_player
+    queue = game.flip_queue
+    g[K.C_FQ_POS] = 0
+    g[K.C_FQ_LEN] = len(queue)
+    g[K.C_FQ : K.C_FQ + len(queue)] = queue
+    stacks = (game.draw_pile, *game.piles)
+    for i, stack in enumerate(stacks):
+        g[K.C_LEN + i] = len(stack)
+        cards[i, : len(stack)] = [kind[c] for c in stack]
+    last = game.round_results[-1].round_scores if game.round_results else (0,) * n
+    seen = g[K.C_SEEN :]
+    for s in range(n):
+        g[K.C_DOWN + s] = game.down_count[s]
+        g[K.C_TOTALS + s] = game.totals[s]
+        g[K.C_LAST + s] = last[s]
+        for q in range(9):
+            k = kind[game.layouts[s][q]]
+            g[K.C_LAY + 9 * s + q] = k
+            if game.face_up[s][q]:
+                g[K.C_SHOWN + 9 * s + q] = K.FIRST_KIND + k
+                seen[k] += 1
+            else:
+                g[K.C_SHOWN + 9 * s + q] = K.FACE_DOWN
+    for pile in game.piles:  # the card counting: every discard, the hand, removed hazards
+        for c in pile:
+            seen[kind[c]] += 1
+    if game.held is not None:
+        seen[kind[game.held]] += 1
+    if game.hazards_removed:
+        seen[kind[HAZARD]] += game.hazards_removed
