@@ -23,10 +23,14 @@ numba neither reassociates nor fuses without ``fastmath``). Two library calls ne
 Representation. A card is its code (:mod:`gnome_env.cards`); a face-down card (``None`` in
 the Python bot) is ``DOWN``, a missing card (empty pile, no hand) ``NO_CARD``. A per-code
 table is indexed by ``code + CODE0``. One decision works in two scratch arrays, ``wf``
-(float64) and ``wi`` (int64), at the ``W_*`` / ``I_*`` offsets: the card statistics
+(float64) and ``wi`` (int64), at the ``W_*`` / ``I_*`` offsets: the parameters (the rules'
+``P_*`` and the deck's card codes in ``wi``, the expert's constants ``F_*`` in ``wf``; filled
+in once per rules by :func:`expert_tables`), the card statistics
 (:class:`agents.heuristics.CardStats`), three :class:`~agents.heuristics.Prepared` layouts
 (slot 0 the seat's own layout, slot 1 a layout after a placement, slot 2 an opponent's) and
-the opponents' outlook (:meth:`agents.expert._Context.opponent_outlook`).
+the opponents' outlook (:meth:`agents.expert._Context.opponent_outlook`). Two arrays rather
+than many keep the calls cheap (numba passes every array as seven words); the innermost
+function, :func:`line_eval`, is inlined.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import math
 import numpy as np
 
 from agents import heuristics
+from gnome_env import _kernels
 from gnome_env import actions as A
 from gnome_env._kernels import (
     FIRST_KIND,
@@ -60,6 +65,19 @@ from gnome_env.cards import HAZARD, HAZARD_POINTS, MAX_VALUE, MULLIGAN
 from gnome_env.config import MAX_PLAYERS, RulesConfig
 from gnome_env.encoding import FACE_DOWN
 from gnome_env.engine import FIRST_OUT_BONUS
+
+
+def inline_njit(fn):
+    """:func:`~gnome_env._kernels.maybe_njit` for the innermost function (:func:`line_eval`):
+    numba inlines it where it is called (``inline="always"``), which saves a call with all
+    its array arguments per line evaluated; few call sites keep the compile time down."""
+    if _kernels.numba is None:
+        return fn
+    try:
+        return _kernels.numba.njit(cache=True, _nrt=False, inline="always")(fn)
+    except (TypeError, KeyError, ValueError):  # pragma: no cover - as maybe_njit
+        return _kernels.numba.njit(cache=True, inline="always")(fn)
+
 
 # Plain ints and floats (numba freezes module globals into the compiled code).
 HAZARD_CODE = HAZARD
@@ -105,7 +123,6 @@ NUM_FPR = 10
 # ---------------------------------------------------------------------- scratch layout
 # wf (float64)
 W_MEAN = 0  # CardStats.mean
-W_VAR = 1  # CardStats.var
 W_SIGHTS = 2  # Evaluator._sights
 W_PREP = 8  # + PREP_SIZE * slot: a Prepared layout
 PREP_SIZE = 64
@@ -117,9 +134,12 @@ PR_FLEX = 27  # + pos: 1.0 if scaled
 PR_CONTRIB = 36  # + pos
 PR_TOTAL = 45  # expected - potential
 PR_EXPECTED = 46
+PR_BEFORE = 47  # + pos: value_at's sum before the new lines (total + the old row and column)
+PR_MISS = 56  # + line: 1 - its chance to match
 W_OPP_MEAN = W_PREP + 3 * PREP_SIZE  # + opponent: expected final score
 W_OPP_SD = W_OPP_MEAN + MAX_SEATS
 W_PLAIN = W_OPP_SD + MAX_SEATS  # + i: values of _best_place's plain placements
+W_FPR = 240  # + F_*: the expert's constants (fpr)
 W_FILL = 256  # + code + CODE0: CardStats.fill_probability(code)
 W_CHANCE = W_FILL + CODE_SLOTS  # + code + CODE0: Evaluator.completion_chance, -1 unknown
 WF_SIZE = W_CHANCE + CODE_SLOTS
@@ -137,22 +157,26 @@ I_LAY = 16  # + 9 * slot + pos: the Prepared layouts
 I_TMP = 48  # + pos: a scratch layout (scores)
 I_NEXT = 64  # + pos: a scratch layout (the next player's, choose_discard_pile)
 I_PLAIN_Q = 80  # + i: positions of _best_place's plain placements
+I_PRM = 96  # + P_*: the rules parameters (prm)
 I_COUNT = 128  # + code + CODE0: unseen copies
-WI_SIZE = I_COUNT + CODE_SLOTS
+I_KCODE = I_COUNT + CODE_SLOTS  # + kind: its card code (kcode)
+WI_SIZE = I_KCODE + CODE_SLOTS
+assert W_PLAIN + 9 <= W_FPR and W_FPR + NUM_FPR <= W_FILL and PR_MISS + 6 <= PREP_SIZE
+assert I_LAY + 27 <= I_TMP and I_PLAIN_Q + 9 <= I_PRM and I_PRM + NUM_PRM <= I_COUNT
 
 
 # ====================================================================== heuristics
 @maybe_njit
-def card_of(cat, kcode):
+def card_of(cat, wi):
     """The card code of a token category (``DOWN`` face down, ``NO_CARD`` none / absent)."""
     if cat == FACE_DOWN_CAT:
         return DOWN
     if cat < FIRST_KIND:
         return NO_CARD
-    return kcode[cat - FIRST_KIND]
+    return wi[I_KCODE + cat - FIRST_KIND]
 
 
-@maybe_njit
+@inline_njit
 def completion_chance(value, wf):
     """Evaluator.completion_chance: a filler of a line of ``value`` in the turns left."""
     q = wf[W_CHANCE + value + CODE0]
@@ -164,8 +188,8 @@ def completion_chance(value, wf):
     return q
 
 
-@maybe_njit
-def line_eval(a, b, c, wf, wi, fpr):
+@inline_njit
+def line_eval(a, b, c, wf, wi):
     """Evaluator.line (with heuristics.line_shape): ``(p, v, potential)`` of a line."""
     unknown = 0
     mulls = 0
@@ -229,14 +253,20 @@ def line_eval(a, b, c, wf, wi, fpr):
     gain = known + unknown * wf[W_MEAN] + value
     q = completion_chance(value, wf)
     if nonfill == 1:
-        pot = fpr[F_WEIGHT] * q * gain * (1.0 - p)
+        pot = wf[W_FPR + F_WEIGHT] * q * gain * (1.0 - p)
     else:
-        pot = fpr[F_WEIGHT2] * q * q * gain * (1.0 - p)
+        pot = wf[W_FPR + F_WEIGHT2] * q * q * gain * (1.0 - p)
     return p, value, pot
 
 
 @maybe_njit
-def prepare(slot, wf, wi, fpr):
+def line_of(a, b, c, wf, wi):
+    """:func:`line_eval`, not inlined (for the callers off the hot path)."""
+    return line_eval(a, b, c, wf, wi)
+
+
+@maybe_njit
+def prepare(slot, wf, wi):
     """Evaluator.prepare of the layout in ``slot`` (I_LAY) into its W_PREP block."""
     lay = I_LAY + 9 * slot
     pr = W_PREP + PREP_SIZE * slot
@@ -249,13 +279,14 @@ def prepare(slot, wf, wi, fpr):
             a = li - 3
             b = a + 3
             c = a + 6
-        p, v, pot = line_eval(wi[lay + a], wi[lay + b], wi[lay + c], wf, wi, fpr)
+        p, v, pot = line_of(wi[lay + a], wi[lay + b], wi[lay + c], wf, wi)
         wf[pr + PR_P + li] = p
         wf[pr + PR_V + li] = v
         wf[pr + PR_POT + li] = pot
     total = 0.0
     for li in range(6):
         total -= wf[pr + PR_V + li] * wf[pr + PR_P + li]
+        wf[pr + PR_MISS + li] = 1.0 - wf[pr + PR_P + li]
     mean = wf[W_MEAN]
     down = 0
     for q in range(9):
@@ -276,57 +307,61 @@ def prepare(slot, wf, wi, fpr):
         wf[pr + PR_PTS + q] = point
         wf[pr + PR_FLEX + q] = 1.0 if scaled else 0.0
         if scaled:
-            point = point * (1.0 - wf[pr + PR_P + q // 3]) * (1.0 - wf[pr + PR_P + 3 + q % 3])
+            point = point * wf[pr + PR_MISS + q // 3] * wf[pr + PR_MISS + 3 + q % 3]
         wf[pr + PR_CONTRIB + q] = point
         total += point
     potential = 0.0
     for li in range(6):
         potential += wf[pr + PR_POT + li]
     wf[pr + PR_EXPECTED] = total
-    wf[pr + PR_TOTAL] = total - potential
+    value = total - potential
+    wf[pr + PR_TOTAL] = value
     wi[I_DOWN + slot] = down
+    for pos in range(9):  # the first terms of value_at, in its order
+        r = pos // 3
+        k = 3 + pos % 3
+        wf[pr + PR_BEFORE + pos] = (
+            value
+            + wf[pr + PR_V + r] * wf[pr + PR_P + r]
+            + wf[pr + PR_POT + r]
+            + wf[pr + PR_V + k] * wf[pr + PR_P + k]
+            + wf[pr + PR_POT + k]
+        )
 
 
 @maybe_njit
-def value_at(slot, pos, code, wf, wi, fpr):
+def value_at(slot, pos, code, wf, wi):
     """Evaluator.value_at: the value of ``slot``'s layout with ``code`` at ``pos``."""
     lay = I_LAY + 9 * slot
     pr = W_PREP + PREP_SIZE * slot
     r = pos // 3
     k = 3 + pos % 3
-    a = 3 * r
-    x0 = code if a == pos else wi[lay + a]
-    x1 = code if a + 1 == pos else wi[lay + a + 1]
-    x2 = code if a + 2 == pos else wi[lay + a + 2]
-    lr_p, lr_v, lr_pot = line_eval(x0, x1, x2, wf, wi, fpr)
-    a = k - 3
-    x0 = code if a == pos else wi[lay + a]
-    x1 = code if a + 3 == pos else wi[lay + a + 3]
-    x2 = code if a + 6 == pos else wi[lay + a + 6]
-    lk_p, lk_v, lk_pot = line_eval(x0, x1, x2, wf, wi, fpr)
-    total = (
-        wf[pr + PR_TOTAL]
-        + wf[pr + PR_V + r] * wf[pr + PR_P + r]
-        + wf[pr + PR_POT + r]
-        + wf[pr + PR_V + k] * wf[pr + PR_P + k]
-        + wf[pr + PR_POT + k]
-        - lr_v * lr_p
-        - lr_pot
-        - lk_v * lk_p
-        - lk_pot
-    )
+    lr_p = lr_pot = lk_p = lk_pot = 0.0
+    lr_v = lk_v = 0
+    for t in range(2):  # the row, then the column (one call site: line_eval is inlined)
+        a = 3 * r if t == 0 else k - 3
+        step = 1 if t == 0 else 3
+        x0 = code if a == pos else wi[lay + a]
+        x1 = code if a + step == pos else wi[lay + a + step]
+        x2 = code if a + 2 * step == pos else wi[lay + a + 2 * step]
+        p, v, pot = line_eval(x0, x1, x2, wf, wi)
+        if t == 0:
+            lr_p, lr_v, lr_pot = p, v, pot
+        else:
+            lk_p, lk_v, lk_pot = p, v, pot
+    total = wf[pr + PR_BEFORE + pos] - lr_v * lr_p - lr_pot - lk_v * lk_p - lk_pot
     for i in range(3):
         j = 3 * r + i
         if j != pos and wf[pr + PR_FLEX + j] != 0.0:
             total += (
-                wf[pr + PR_PTS + j] * (1.0 - lr_p) * (1.0 - wf[pr + PR_P + 3 + j % 3])
+                wf[pr + PR_PTS + j] * (1.0 - lr_p) * wf[pr + PR_MISS + 3 + j % 3]
                 - wf[pr + PR_CONTRIB + j]
             )
     for i in range(3):
         j = k - 3 + 3 * i
         if j != pos and wf[pr + PR_FLEX + j] != 0.0:
             total += (
-                wf[pr + PR_PTS + j] * (1.0 - lk_p) * (1.0 - wf[pr + PR_P + j // 3])
+                wf[pr + PR_PTS + j] * (1.0 - lk_p) * wf[pr + PR_MISS + j // 3]
                 - wf[pr + PR_CONTRIB + j]
             )
     total -= wf[pr + PR_CONTRIB + pos]
@@ -422,12 +457,12 @@ def placeable(card, q, count, where):
 
 
 @maybe_njit
-def load_layout(tok, rel, kcode, wi, lay):
+def load_layout(tok, rel, wi, lay):
     """The layout of the seat ``rel`` places after the observer into ``wi[lay:lay + 9]``;
     returns its number of face-down cards."""
     down = 0
     for q in range(9):
-        code = card_of(int(tok[TOK_LAYOUTS + 9 * rel + q]), kcode)
+        code = card_of(int(tok[TOK_LAYOUTS + 9 * rel + q]), wi)
         wi[lay + q] = code
         if code == DOWN:
             down += 1
@@ -435,13 +470,30 @@ def load_layout(tok, rel, kcode, wi, lay):
 
 
 @maybe_njit
-def opponent_outlook(tok, kcode, wf, wi, fpr):
+def card_variance(wf, wi):
+    """CardStats.var: the variance of the unseen cards' points (0 if none is unseen)."""
+    total = wi[I_TOTAL]
+    if not total:
+        return 0.0
+    mean = wf[W_MEAN]
+    var = 0.0
+    for k in range(wi[I_PRM + P_KINDS]):
+        code = wi[I_KCODE + k]
+        copies = wi[I_COUNT + code + CODE0]
+        if copies:
+            pts = HAZ_POINTS if code == HAZARD_CODE else code
+            var += float(pts - mean) ** float(wf[W_FPR + F_TWO]) * copies  # pow, as CPython
+    return var / total
+
+
+@maybe_njit
+def opponent_outlook(tok, wf, wi):
     """_Context.opponent_outlook into W_OPP_MEAN / W_OPP_SD (once per decision)."""
     if wi[I_OPPONENTS] >= 0:
         return
     n = wi[I_N]
     seat = wi[I_SEAT]
-    var = wf[W_VAR]
+    var = card_variance(wf, wi)
     j = 0
     for s in range(n):  # absolute seat order, as the Python loop
         if s == seat:
@@ -449,55 +501,57 @@ def opponent_outlook(tok, kcode, wf, wi, fpr):
         rel = s - seat
         if rel < 0:
             rel += n
-        down = load_layout(tok, rel, kcode, wi, I_LAY + 18)
-        prepare(2, wf, wi, fpr)
-        wf[W_OPP_MEAN + j] = wf[W_PREP + 2 * PREP_SIZE + PR_EXPECTED] - fpr[F_LAST_GAIN]
-        wf[W_OPP_SD + j] = math.sqrt(down * var + float(fpr[F_LAST_SD]) ** float(fpr[F_TWO]))
+        down = load_layout(tok, rel, wi, I_LAY + 18)
+        prepare(2, wf, wi)
+        wf[W_OPP_MEAN + j] = wf[W_PREP + 2 * PREP_SIZE + PR_EXPECTED] - wf[W_FPR + F_LAST_GAIN]
+        wf[W_OPP_SD + j] = math.sqrt(
+            down * var + float(wf[W_FPR + F_LAST_SD]) ** float(wf[W_FPR + F_TWO])
+        )
         j += 1
     wi[I_OPPONENTS] = j
 
 
 @maybe_njit
-def lowest_chance(score, wf, wi, prm, fpr):
+def lowest_chance(score, wf, wi):
     """heuristics.lowest_chance of ``score`` against the opponents' outlook."""
-    edge = 0.5 if prm[P_TIE_LOWEST] != 0 else -0.5
+    edge = 0.5 if wi[I_PRM + P_TIE_LOWEST] != 0 else -0.5
     chance = 1.0
     for j in range(wi[I_OPPONENTS]):
         sd = wf[W_OPP_SD + j]
         x = (wf[W_OPP_MEAN + j] - score + edge) / (0.5 if sd < 0.5 else sd)
-        chance *= 0.5 * (1.0 + math.erf(float(x / fpr[F_SQRT2])))
+        chance *= 0.5 * (1.0 + math.erf(float(x / wf[W_FPR + F_SQRT2])))
     return chance
 
 
 @maybe_njit
-def outcome(slot, pos, code, tok, kcode, wf, wi, prm, fpr):
+def outcome(slot, pos, code, tok, wf, wi):
     """ExpertAgent._outcome: ``slot``'s layout with ``code`` at ``pos`` at the end of the
     turn; turning the last face-down card (going out, R15) gets the R21 expectation."""
     lay = I_LAY + 9 * slot
     if wi[I_LAST_TURN] != 0 or wi[I_DOWN + slot] != 1 or wi[lay + pos] != DOWN:
-        return value_at(slot, pos, code, wf, wi, fpr)
+        return value_at(slot, pos, code, wf, wi)
     for q in range(9):
         wi[I_TMP + q] = wi[lay + q]
     wi[I_TMP + pos] = code
     score = score_codes(wi, I_TMP)
-    opponent_outlook(tok, kcode, wf, wi, fpr)
-    chance = lowest_chance(score, wf, wi, prm, fpr)
+    opponent_outlook(tok, wf, wi)
+    chance = lowest_chance(score, wf, wi)
     return score + BONUS - 2 * BONUS * chance  # heuristics.first_out_value
 
 
 @maybe_njit
-def with_bounce(pos, card, keep, tok, kcode, wf, wi, prm, fpr):
+def with_bounce(pos, card, keep, tok, wf, wi):
     """ExpertAgent._with_bounce: ``card`` put on the face-down card at ``pos`` (slot 0); the
     card turned up is discarded (``keep``) or bounced where best (R11)."""
     for q in range(9):
         wi[I_LAY + 9 + q] = wi[I_LAY + q]
     wi[I_LAY + 9 + pos] = card
-    prepare(1, wf, wi, fpr)
+    prepare(1, wf, wi)
     filled = wi[I_FILLED]
     count = wi[I_TOTAL]
     total = 0.0
-    for kind in range(prm[P_KINDS]):
-        shown = kcode[kind]
+    for kind in range(wi[I_PRM + P_KINDS]):
+        shown = wi[I_KCODE + kind]
         copies = wi[I_COUNT + shown + CODE0]
         if copies == 0:
             continue
@@ -512,7 +566,7 @@ def with_bounce(pos, card, keep, tok, kcode, wf, wi, prm, fpr):
                 for q in range(9):
                     if q == pos or (filled >> q) & 1:
                         continue
-                    value = outcome(1, q, shown, tok, kcode, wf, wi, prm, fpr)
+                    value = outcome(1, q, shown, tok, wf, wi)
                     if value < best:
                         best = value
         total += prob * best
@@ -520,7 +574,7 @@ def with_bounce(pos, card, keep, tok, kcode, wf, wi, prm, fpr):
 
 
 @maybe_njit
-def best_place(card, mask, use_legal, bounces, tok, kcode, wf, wi, prm, fpr):
+def best_place(card, mask, use_legal, bounces, tok, wf, wi):
     """ExpertAgent._best_place on the own layout (slot 0): ``(value, action)``; with
     ``use_legal`` only the place actions of ``mask``, else every R12-legal position."""
     best_value = np.inf
@@ -534,7 +588,7 @@ def best_place(card, mask, use_legal, bounces, tok, kcode, wf, wi, prm, fpr):
             continue
         if check and not placeable(card, q, count, where):
             continue  # R12
-        value = outcome(0, q, card, tok, kcode, wf, wi, prm, fpr)
+        value = outcome(0, q, card, tok, wf, wi)
         wf[W_PLAIN + plain] = value
         wi[I_PLAIN_Q + plain] = q
         plain += 1
@@ -542,12 +596,12 @@ def best_place(card, mask, use_legal, bounces, tok, kcode, wf, wi, prm, fpr):
             best_value = value
             best_action = action
     if bounces and wi[I_DOWN] > 1 and wi[I_LAST_TURN] == 0:
-        limit = best_value + fpr[F_MARGIN]
+        limit = best_value + wf[W_FPR + F_MARGIN]
         for i in range(plain):
             value = wf[W_PLAIN + i]
             q = wi[I_PLAIN_Q + i]
             if wi[I_LAY + q] == DOWN and value < limit:
-                value = with_bounce(q, card, value, tok, kcode, wf, wi, prm, fpr)
+                value = with_bounce(q, card, value, tok, wf, wi)
                 if value < best_value or (value == best_value and PLACE + q < best_action):
                     best_value = value
                     best_action = PLACE + q
@@ -575,7 +629,7 @@ def usefulness(card, wi, lay, wf):
 
 
 @maybe_njit
-def choose_discard_pile(tok, mask, kcode, wf, wi):
+def choose_discard_pile(tok, mask, wf, wi):
     """heuristics.choose_discard_pile: cover the pile top that helps the next player most."""
     if mask[DISCARD_A] and not mask[DISCARD_B]:
         return DISCARD_A
@@ -586,11 +640,11 @@ def choose_discard_pile(tok, mask, kcode, wf, wi):
     nxt = wi[I_TURN_PLAYER] + 1
     if nxt >= wi[I_N]:
         nxt -= wi[I_N]
-    load_layout(tok, nxt, kcode, wi, I_NEXT)
+    load_layout(tok, nxt, wi, I_NEXT)
     best_action = DISCARD_A
     best_help = -1.0
     for action in range(DISCARD_A, DISCARD_B + 1):
-        top = card_of(int(tok[TOK_PILE_TOPS + action - DISCARD_A]), kcode)
+        top = card_of(int(tok[TOK_PILE_TOPS + action - DISCARD_A]), wi)
         helps = usefulness(top, wi, I_NEXT, wf) if top != NO_CARD else 0.0
         if helps > best_help:
             best_action = action
@@ -600,12 +654,12 @@ def choose_discard_pile(tok, mask, kcode, wf, wi):
 
 # ====================================================================== the decisions
 @maybe_njit
-def draw_value(keep, tok, kcode, wf, wi, prm, fpr, mask):
+def draw_value(keep, tok, wf, wi, mask):
     """ExpertAgent._draw_value: the best use of each unseen kind, weighted."""
     count = wi[I_TOTAL]
     total = 0.0
-    for kind in range(prm[P_KINDS]):
-        card = kcode[kind]
+    for kind in range(wi[I_PRM + P_KINDS]):
+        card = wi[I_KCODE + kind]
         copies = wi[I_COUNT + card + CODE0]
         if copies == 0:
             continue
@@ -613,7 +667,7 @@ def draw_value(keep, tok, kcode, wf, wi, prm, fpr, mask):
         if card == HAZARD_CODE:
             best = keep
         else:
-            best, _ = best_place(card, mask, False, False, tok, kcode, wf, wi, prm, fpr)
+            best, _ = best_place(card, mask, False, False, tok, wf, wi)
             best = keep if keep < best else best  # min(best, keep)
         total += prob * best
     if count == 0:
@@ -622,7 +676,7 @@ def draw_value(keep, tok, kcode, wf, wi, prm, fpr, mask):
 
 
 @maybe_njit
-def decide_draw(tok, mask, kcode, wf, wi, prm, fpr):
+def decide_draw(tok, mask, wf, wi):
     """ExpertAgent._draw: the lowest (value, action) of the pile tops and the draw pile."""
     keep = wf[W_PREP + PR_TOTAL]
     best_value = 0.0
@@ -630,15 +684,15 @@ def decide_draw(tok, mask, kcode, wf, wi, prm, fpr):
     for action in range(TAKE_A, TAKE_B + 1):
         if not mask[action]:
             continue
-        top = card_of(int(tok[TOK_PILE_TOPS + action - TAKE_A]), kcode)
-        value, _ = best_place(top, mask, False, False, tok, kcode, wf, wi, prm, fpr)
-        if prm[P_DISCARD_TAKEN] != 0:
+        top = card_of(int(tok[TOK_PILE_TOPS + action - TAKE_A]), wi)
+        value, _ = best_place(top, mask, False, False, tok, wf, wi)
+        if wi[I_PRM + P_DISCARD_TAKEN] != 0:
             value = keep if keep < value else value  # min(value, keep)
         if best_action < 0 or value < best_value or (value == best_value and action < best_action):
             best_value = value
             best_action = action
     if mask[DRAW]:
-        value = draw_value(keep, tok, kcode, wf, wi, prm, fpr, mask)
+        value = draw_value(keep, tok, wf, wi, mask)
         if best_action < 0 or value < best_value or (value == best_value and best_action > DRAW):
             best_value = value
             best_action = DRAW
@@ -655,40 +709,38 @@ def first_legal(mask):
 
 
 @maybe_njit
-def decide_place(tok, mask, kcode, wf, wi, prm, fpr):
+def decide_place(tok, mask, wf, wi):
     """ExpertAgent._place: the best placement (bounce lookahead), else a discard."""
-    hand = card_of(int(tok[TOK_HAND]), kcode)
-    value, action = best_place(
-        hand, mask, True, prm[P_LOOKAHEAD] != 0, tok, kcode, wf, wi, prm, fpr
-    )
+    hand = card_of(int(tok[TOK_HAND]), wi)
+    value, action = best_place(hand, mask, True, wi[I_PRM + P_LOOKAHEAD] != 0, tok, wf, wi)
     if (mask[DISCARD_A] or mask[DISCARD_B]) and (
         action < 0 or value >= wf[W_PREP + PR_TOTAL] - 1e-9
     ):
-        return choose_discard_pile(tok, mask, kcode, wf, wi)
+        return choose_discard_pile(tok, mask, wf, wi)
     return action if action >= 0 else first_legal(mask)
 
 
 @maybe_njit
-def decide_displaced(tok, mask, kcode, wf, wi, prm, fpr):
+def decide_displaced(tok, mask, wf, wi):
     """ExpertAgent._displaced: bounce where it lowers the value most, else discard."""
-    card = card_of(int(tok[TOK_HAND]), kcode)
+    card = card_of(int(tok[TOK_HAND]), wi)
     best_value = wf[W_PREP + PR_TOTAL] - 1e-9
     best_action = -1
     for action in range(BOUNCE, BOUNCE + 9):
         if mask[action]:
-            value = outcome(0, action - BOUNCE, card, tok, kcode, wf, wi, prm, fpr)
+            value = outcome(0, action - BOUNCE, card, tok, wf, wi)
             if value < best_value:
                 best_value = value
                 best_action = action
     if best_action >= 0:
         return best_action
-    return choose_discard_pile(tok, mask, kcode, wf, wi)
+    return choose_discard_pile(tok, mask, wf, wi)
 
 
 @maybe_njit
-def decide_hazard_flip(mask, wf, wi, prm, fpr):
+def decide_hazard_flip(mask, wf, wi):
     """ExpertAgent._hazard_flip: flip the card most likely to complete a line."""
-    if prm[P_HAZARD_FLIP] == 0:
+    if wi[I_PRM + P_HAZARD_FLIP] == 0:
         return DECLINE
     best_action = -1
     best_p = -1.0
@@ -701,8 +753,8 @@ def decide_hazard_flip(mask, wf, wi, prm, fpr):
         r = 3 * (q // 3)
         c = q % 3
         p = 0.0
-        p += line_eval(wi[I_LAY + r], wi[I_LAY + r + 1], wi[I_LAY + r + 2], wf, wi, fpr)[0]
-        p += line_eval(wi[I_LAY + c], wi[I_LAY + c + 3], wi[I_LAY + c + 6], wf, wi, fpr)[0]
+        p += line_of(wi[I_LAY + r], wi[I_LAY + r + 1], wi[I_LAY + r + 2], wf, wi)[0]
+        p += line_of(wi[I_LAY + c], wi[I_LAY + c + 3], wi[I_LAY + c + 6], wf, wi)[0]
         if p > best_p + 1e-12:
             best_action = action
             best_p = p
@@ -712,9 +764,9 @@ def decide_hazard_flip(mask, wf, wi, prm, fpr):
 
 
 @maybe_njit
-def setup(tok, kcode, wf, wi, prm, fpr):
+def setup(tok, wf, wi):
     """_Context: card statistics, the own layout (prepared in slot 0), last turn, horizon."""
-    kinds = prm[P_KINDS]
+    kinds = wi[I_PRM + P_KINDS]
     n = 0
     for i in range(MAX_SEATS):
         n += int(tok[TOK_PRESENT + i])
@@ -732,7 +784,7 @@ def setup(tok, kcode, wf, wi, prm, fpr):
     points = 0
     mulligans = 0
     for k in range(kinds):
-        code = kcode[k]
+        code = wi[I_KCODE + k]
         copies = int(tok[TOK_UNSEEN + k])
         wi[I_COUNT + code + CODE0] = copies
         total += copies
@@ -741,30 +793,16 @@ def setup(tok, kcode, wf, wi, prm, fpr):
             mulligans = copies
     wi[I_TOTAL] = total
     wi[I_MULLIGANS] = mulligans
-    if total:
-        mean = points / total
-        var = 0.0
-        for k in range(kinds):
-            code = kcode[k]
-            copies = wi[I_COUNT + code + CODE0]
-            if copies:
-                pts = HAZ_POINTS if code == HAZARD_CODE else code
-                var += float(pts - mean) ** float(fpr[F_TWO]) * copies
-        var = var / total
-    else:
-        mean = fpr[F_DEFAULT_MEAN]
-        var = 0.0
-    wf[W_MEAN] = mean
-    wf[W_VAR] = var
+    wf[W_MEAN] = points / total if total else wf[W_FPR + F_DEFAULT_MEAN]
     for k in range(kinds):
-        code = kcode[k]
+        code = wi[I_KCODE + k]
         if total:
             wf[W_FILL + code + CODE0] = (wi[I_COUNT + code + CODE0] + mulligans) / total
         else:
             wf[W_FILL + code + CODE0] = 0.0
         wf[W_CHANCE + code + CODE0] = -1.0
     # the own layout, last turn and horizon
-    own_down = load_layout(tok, 0, kcode, wi, I_LAY)
+    own_down = load_layout(tok, 0, wi, I_LAY)
     last = tok[TOK_FIRST_OUT] != 0 or (tok[TOK_PHASE] == PH_DISPLACED and own_down == 0)
     wi[I_LAST_TURN] = 1 if last else 0
     if last:
@@ -778,13 +816,13 @@ def setup(tok, kcode, wf, wi, prm, fpr):
                     down += 1
             if down < closest:
                 closest = down
-        horizon = 1.0 + fpr[F_PACE] * max(0, closest - 1)
-    wf[W_SIGHTS] = (horizon if horizon > 0.0 else 0.0) * fpr[F_SIGHTS]
-    prepare(0, wf, wi, fpr)
+        horizon = 1.0 + wf[W_FPR + F_PACE] * max(0, closest - 1)
+    wf[W_SIGHTS] = (horizon if horizon > 0.0 else 0.0) * wf[W_FPR + F_SIGHTS]
+    prepare(0, wf, wi)
 
 
 @maybe_njit
-def expert_decide(tok, mask, kcode, wf, wi, prm, fpr):
+def expert_decide(tok, mask, wf, wi):
     """ExpertAgent.decide on one token row and its legal mask."""
     legal = 0
     first = -1
@@ -797,37 +835,39 @@ def expert_decide(tok, mask, kcode, wf, wi, prm, fpr):
         return first
     phase = tok[TOK_PHASE]
     if phase == PH_OPENING:
-        for i in range(prm[P_NUM_OPENING]):
-            action = FLIP + prm[P_OPENING + i]
+        for i in range(wi[I_PRM + P_NUM_OPENING]):
+            action = FLIP + wi[I_PRM + P_OPENING + i]
             if mask[action]:
                 return action
         return first
-    setup(tok, kcode, wf, wi, prm, fpr)
+    setup(tok, wf, wi)
     if phase == PH_HAZARD:
-        return decide_hazard_flip(mask, wf, wi, prm, fpr)
+        return decide_hazard_flip(mask, wf, wi)
     if phase == PH_DRAW:
-        return decide_draw(tok, mask, kcode, wf, wi, prm, fpr)
+        return decide_draw(tok, mask, wf, wi)
     if phase == PH_PLACE:
-        return decide_place(tok, mask, kcode, wf, wi, prm, fpr)
-    return decide_displaced(tok, mask, kcode, wf, wi, prm, fpr)
+        return decide_place(tok, mask, wf, wi)
+    return decide_displaced(tok, mask, wf, wi)
 
 
 @maybe_njit
-def expert_batch(tokens, masks, kcode, wf, wi, prm, fpr, out):
+def expert_batch(tokens, masks, wf, wi, out):
     """:func:`expert_decide` for every row of ``tokens`` / ``masks`` into ``out``."""
     for i in range(tokens.shape[0]):
-        out[i] = expert_decide(tokens[i], masks[i], kcode, wf, wi, prm, fpr)
+        out[i] = expert_decide(tokens[i], masks[i], wf, wi)
 
 
 # ====================================================================== Python side
-_TABLES: dict[tuple[RulesConfig, type], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}
+_TABLES: dict[tuple[RulesConfig, type], tuple[np.ndarray, np.ndarray, int]] = {}
 
 
 def expert_tables(
     rules: RulesConfig, agent: type | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``(kcode, prm, fpr, num_tokens)`` for ``rules`` and the expert class ``agent`` (default
-    :class:`agents.expert.ExpertAgent`; its constants are read from the class), cached."""
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(wf, wi, num_tokens)``: the scratch arrays of a decision with the parameters filled
+    in (rules at I_PRM, card codes at I_KCODE, the expert's constants at W_FPR), for ``rules``
+    and the expert class ``agent`` (default :class:`agents.expert.ExpertAgent`; its constants
+    are read from the class). Cached; copy them before use."""
     if agent is None:
         from agents.expert import ExpertAgent
 
@@ -837,8 +877,11 @@ def expert_tables(
     if hit is not None:
         return hit
     kinds = rules.deck.kinds
-    kcode = np.array(kinds, dtype=np.int64)
-    prm = np.zeros(NUM_PRM, dtype=np.int64)
+    if len(kinds) > CODE_SLOTS:  # pragma: no cover - a deck has at most 2 * 99 + 2 kinds
+        raise ValueError(f"a deck with {len(kinds)} card kinds is too large")
+    wi = np.zeros(WI_SIZE, dtype=np.int64)
+    wi[I_KCODE : I_KCODE + len(kinds)] = kinds
+    prm = wi[I_PRM : I_PRM + NUM_PRM]
     prm[P_KINDS] = len(kinds)
     prm[P_DISCARD_TAKEN] = int(rules.discard_taken_card)
     prm[P_TIE_LOWEST] = int(rules.first_out_tie_is_lowest)
@@ -849,7 +892,8 @@ def expert_tables(
         raise ValueError(f"opening={agent.opening!r}: at most 9 positions in 0..8")
     prm[P_NUM_OPENING] = len(opening)
     prm[P_OPENING : P_OPENING + len(opening)] = opening
-    fpr = np.zeros(NUM_FPR, dtype=np.float64)
+    wf = np.zeros(WF_SIZE, dtype=np.float64)
+    fpr = wf[W_FPR : W_FPR + NUM_FPR]
     fpr[F_WEIGHT] = agent.weight
     fpr[F_WEIGHT2] = agent.weight2
     fpr[F_SIGHTS] = agent.sights_per_turn
@@ -861,9 +905,9 @@ def expert_tables(
     fpr[F_DEFAULT_MEAN] = heuristics.DEFAULT_MEAN
     fpr[F_SQRT2] = math.sqrt(2.0)
     _, num_tokens = token_offsets(len(kinds))
-    for a in (kcode, prm, fpr):
-        a.setflags(write=False)
-    hit = _TABLES[key] = (kcode, prm, fpr, num_tokens)
+    wf.setflags(write=False)
+    wi.setflags(write=False)
+    hit = _TABLES[key] = (wf, wi, num_tokens)
     return hit
 
 
@@ -876,7 +920,7 @@ def expert_actions_batch(
     ``[N, 33]`` (its legal actions); ``rules`` the game's rules (the seat count is read from
     the tokens). The same result as ``agents.features.expert_actions`` computed in Python.
     """
-    kcode, prm, fpr, num_tokens = expert_tables(rules, agent)
+    wf, wi, num_tokens = expert_tables(rules, agent)
     tokens = np.ascontiguousarray(tokens, dtype=np.int16)
     masks = np.ascontiguousarray(masks, dtype=np.bool_)
     if (
@@ -889,7 +933,5 @@ def expert_actions_batch(
             f"{tokens.shape} and {masks.shape}"
         )
     out = np.empty(tokens.shape[0], dtype=np.int64)
-    wf = np.zeros(WF_SIZE, dtype=np.float64)
-    wi = np.zeros(WI_SIZE, dtype=np.int64)
-    expert_batch(tokens, masks, kcode, wf, wi, prm, fpr, out)
+    expert_batch(tokens, masks, wf.copy(), wi.copy(), out)
     return out
