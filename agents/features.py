@@ -28,8 +28,9 @@ Greedy's own functions on positions from real games.
 public information, nothing more). A network with ``expert_hint`` adds it to the logits as
 a one-hot with a learned weight per action and reads it as an input, so the untrained
 network plays Expert's moves and training learns where to deviate (a residual policy).
-It costs one Expert decision (~0.2 ms in Python) per observation; training spreads it over
-worker processes (:class:`training.ppo.HintPool`).
+It costs one Expert decision per observation: ~0.2 ms in Python, a few microseconds with the
+compiled Expert (:mod:`agents.expert_kernel`, used when numba is there); training can spread
+it over worker processes (:class:`training.ppo.HintPool`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import numpy as np
 
 from agents.greedy import PAIR_BONUS, two_thirds_built
 from agents.heuristics import DEFAULT_MEAN
+from gnome_env import _kernels
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, LINES, MULLIGAN
 from gnome_env.config import MAX_PLAYERS, RulesConfig
@@ -161,7 +163,29 @@ def expert_actions(tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig) ->
     Each row is decided from ``SeatView.from_tokens(tokens[i], masks[i], rules)``: the
     acting seat's own public information. The expert is deterministic (it draws no random
     numbers), so the result depends on the rows alone, not on how they are split up.
+
+    With numba (``gnome_env._kernels.COMPILED``) the compiled Expert of
+    :mod:`agents.expert_kernel` decides -- the same actions, ~30 times faster
+    (``tests/test_expert_kernel.py``, ``bench/expert_speed.py``); otherwise
+    :func:`expert_actions_python`.
     """
+    tokens = np.asarray(tokens)
+    masks = np.asarray(masks, dtype=bool)
+    if tokens.ndim != 2 or masks.shape != (tokens.shape[0], A.NUM_ACTIONS):
+        raise ValueError(
+            f"tokens [N, T] and masks [N, {A.NUM_ACTIONS}] are needed, got shapes "
+            f"{tokens.shape} and {masks.shape}"
+        )
+    if _kernels.COMPILED:
+        from agents.expert_kernel import expert_actions_batch
+
+        return expert_actions_batch(tokens, masks, rules)
+    return expert_actions_python(tokens, masks, rules)
+
+
+def expert_actions_python(tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig) -> np.ndarray:
+    """:func:`expert_actions` by the Python bot itself: ``ExpertAgent.decide`` on each row's
+    :class:`~gnome_env.information.SeatView` (the reference the compiled Expert matches)."""
     from agents.expert import ExpertAgent  # the bots import numpy only; keep it lazy
 
     expert = _EXPERTS.get(rules)
