@@ -143,6 +143,23 @@ def agent_seed_for(agent_seed: int, rotation: int, entry: int) -> int:
     return rng.derive_seed(rng.ARENA, agent_seed, rotation + 1, entry + 1)
 
 
+def _compiled_expert(agent: object, config: RulesConfig) -> Callable[[Game, int], int] | None:
+    """The compiled Expert (:func:`agents.expert_kernel.game_decider`) for a plain
+    :class:`~agents.expert.ExpertAgent` when numba is there, else None. It takes the same
+    action at every decision (tests/test_expert_kernel.py, tests/test_arena.py)."""
+    from agents.expert import ExpertAgent
+
+    if type(agent) is not ExpertAgent or not USE_COMPILED_EXPERT:
+        return None
+    from agents.expert_kernel import game_decider
+
+    return game_decider(config)
+
+
+#: Set False to play ``expert`` seats with the Python ExpertAgent (the tests compare both).
+USE_COMPILED_EXPERT = True
+
+
 def entry_label(entry: LineupEntry) -> str:
     """How an entry is named in tables: its spec, or a factory's ``__name__``."""
     if isinstance(entry, str):
@@ -200,7 +217,10 @@ def play_deal(
         for i, entry in enumerate(lineup_specs):
             agent = _build_agent(entry, agent_seed_for(agent_seed, rotation, i), config)
             decide = getattr(agent, "decide", None)
-            if callable(decide):  # fast path: same public view, no encode/decode round trip
+            fast = _compiled_expert(agent, config)
+            if fast is not None:  # the compiled Expert: the same actions, faster
+                deciders[seats[i]] = fast
+            elif callable(decide):  # fast path: same public view, no encode/decode round trip
                 deciders[seats[i]] = lambda game, seat, d=decide: d(SeatView.from_game(game, seat))
             else:
                 if encoder is None:

@@ -43,6 +43,27 @@ def _search(argument: str | None, seed: int, config: RulesConfig | None) -> Poli
         ) from None
 
 
+def _rollout(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+    """``rollout`` (defaults), ``rollout:SAMPLES`` or ``rollout:SAMPLES:MARGIN``
+    (agents.rollout_search; needs numba)."""
+    from agents.rollout_search import ExpertRolloutAgent
+
+    if argument is None:
+        return ExpertRolloutAgent(seed, config)
+    samples, _, margin = argument.partition(":")
+    try:
+        kwargs: dict[str, float | int] = {"samples": int(samples)}
+        if margin:
+            kwargs["margin"] = float(margin)
+        return ExpertRolloutAgent(seed, config, **kwargs)  # type: ignore[arg-type]
+    except ValueError as err:
+        raise ValueError(
+            f"agent spec 'rollout:{argument}' is not allowed ({err}): use rollout, "
+            "rollout:SAMPLES (a positive integer) or rollout:SAMPLES:MARGIN (points, e.g. "
+            "rollout:8:0.5)"
+        ) from None
+
+
 def _learned(name: str, mode: str):
     """A factory for ``ppo:PATH`` / ``ppo-sample:PATH`` (agents.learned, needs torch)."""
 
@@ -82,6 +103,7 @@ AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Polic
     "greedy": _no_argument("greedy", GreedyAgent),
     "expert": _no_argument("expert", ExpertAgent),
     "search": _search,
+    "rollout": _rollout,
     "ppo": _learned("ppo", "greedy"),
     "ppo-sample": _learned("ppo-sample", "sample"),
     "sb3": _sb3,
@@ -98,11 +120,12 @@ def make_agent(spec: str, seed: int, config: RulesConfig | None = None) -> Polic
     """Build the agent a spec names, seeded with ``seed``, for games under ``config``.
 
     Specs: ``random``, ``greedy``, ``expert``, ``search``, ``search:64`` (rollouts),
-    ``search:50ms`` (time budget), ``ppo:PATH`` (a learned policy checkpoint, most likely
-    action), ``ppo-sample:PATH`` (the same, sampling its distribution), ``sb3:PATH`` (a saved
-    sb3-contrib MaskablePPO model), ``rllib:PATH`` (an RLlib checkpoint of
-    training/rllib_ppo.py; needs the ``rllib`` extra). Learned policies need torch. Bots
-    need the rules; ``None`` means the default rules.
+    ``search:50ms`` (time budget), ``rollout``, ``rollout:8`` (samples per decision; Expert
+    improved by Expert-played rollouts, needs numba), ``ppo:PATH`` (a learned policy
+    checkpoint, most likely action), ``ppo-sample:PATH`` (the same, sampling its
+    distribution), ``sb3:PATH`` (a saved sb3-contrib MaskablePPO model), ``rllib:PATH``
+    (an RLlib checkpoint of training/rllib_ppo.py; needs the ``rllib`` extra). Learned
+    policies need torch. Bots need the rules; ``None`` means the default rules.
 
     An unknown spec raises ``ValueError`` listing the known specs.
     """

@@ -31,6 +31,7 @@ from agents.arena import (
     summarize,
 )
 from agents.base import BotAgent
+from gnome_env import _kernels as kernels
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, HAZARD_POINTS, MULLIGAN
 from gnome_env.config import RulesConfig
@@ -332,3 +333,21 @@ def test_gnome_eval_bad_lineup_length_says_what_is_allowed():
     assert proc.returncode == 2
     assert "gnome eval: error: argument --lineup: 2 specs given for 4 players" in proc.stderr
     assert "known specs:" in proc.stderr
+
+
+@pytest.mark.skipif(not kernels.COMPILED, reason="the compiled Expert needs numba")
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_expert_seats_play_the_same_games_compiled_and_in_python(players, monkeypatch):
+    """The arena's expert seats use the compiled Expert (agents.expert_kernel.game_decider):
+    every deal is played exactly as with the Python ExpertAgent."""
+    from agents import arena
+
+    lineup = ["expert", "greedy", *["expert"] * (players - 2)]
+    rules = {"rounds": 2}
+    fast = [play_deal(lineup, players, rules, 40 + d, 90 + d) for d in range(2)]
+    monkeypatch.setattr(arena, "USE_COMPILED_EXPERT", False)
+    slow = [play_deal(lineup, players, rules, 40 + d, 90 + d) for d in range(2)]
+    assert [[r["digest"] for r in deal] for deal in fast] == [
+        [r["digest"] for r in deal] for deal in slow
+    ]
+    assert fast == slow
