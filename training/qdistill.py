@@ -1,0 +1,362 @@
+"""Rollout-distilled policy: measure where Expert's move is not the best, and learn it.
+
+One step of policy improvement over the Expert bot, distilled into the policy network so
+that it costs one forward pass at play time (``ppo:PATH``):
+
+1. **generate** -- Expert plays itself on the vector engine (3-7 seats, compiled Expert,
+   :mod:`agents.expert_kernel`). At a random share (``record_prob``) of the decisions that
+   offer a real choice (draw, place, displaced card, hazard flip) the deciding seat's
+   position is recorded together with a measured value of *every* legal action: the mean,
+   over ``samples`` determinized games consistent with the seat's view
+   (:func:`gnome_env.information.sample_game`), of the round played out on the kernels
+   after that action with every seat playing Expert (:func:`agents.rollout_search.evaluate`,
+   common random numbers across actions). The value is the other seats' mean round score
+   minus the seat's own (R22), in points. Stored: the tokens, mask, Expert's action and each
+   action's advantage over Expert's (``adv[a] = Q(a) - Q(expert)``, NaN if illegal).
+   Opening flips are recorded with Expert's flip as the best (no rollouts).
+2. **fit** -- a :class:`~agents.learned.PolicyNetwork` with Greedy's features and the
+   expert hint is trained by regression so that, for every legal action ``a`` other than
+   Expert's, ``logit[a] - logit[expert] = scale * (clip(adv[a], -clip, +inf) - margin)``:
+   its most likely action is Expert's unless it predicts another to be more than
+   ``margin`` points better. Per-position measurements are noisy (a paired difference has a
+   standard deviation of about 10-18 points), the network averages them over many
+   positions.
+
+The data is written in chunks (``output_dir/data/w{worker}_c{chunk}.npz``), each a pure
+function of ``(seed, worker, chunk)``: an interrupted ``generate`` resumes where it
+stopped, and the same config gives the same data and (on CPU, one torch thread) the same
+weights. Run ``python -m training.qdistill --config configs/qdistill.yaml`` (both stages);
+``--stage generate`` / ``--stage fit`` run one. Needs numba and torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.config import (
+    ConfigError,
+    check_at_least,
+    check_in_range,
+    config_from_command_line,
+    to_dict,
+    to_yaml,
+)
+
+SEARCHED_PHASES = (1, 2, 3, 4)  # Phase.DRAW, PLACE, DISPLACED, HAZARD_FLIP
+OPENING_PHASE = 0
+STAGES = ("all", "generate", "fit")
+
+
+def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = None) -> Any:
+    if factory is not None:
+        return field(default_factory=factory, metadata={"help": text})
+    return field(default=default, metadata={"help": text})
+
+
+@dataclass
+class QDistillConfig:
+    """Settings of a rollout-distillation run (see the module docstring)."""
+
+    seed: int = _help("run seed (data and weights)", 0)
+    output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/qdistill")
+    stage: str = _help("all, generate or fit", "all")
+    num_players: list[int] = _help(
+        "seat counts of the generated games", factory=lambda: [3, 4, 5, 6, 7]
+    )
+    workers: int = _help("generation processes", 2)
+    chunks: int = _help("data chunks per worker", 60)
+    chunk_positions: int = _help("positions recorded per chunk", 500)
+    samples: int = _help("determinized games per recorded position", 16)
+    batch_games: int = _help("games played side by side while generating", 32)
+    record_prob: float = _help("share of real-choice decisions recorded", 0.15)
+    opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
+    hidden: list[int] = _help("hidden layer sizes", factory=lambda: [256, 256])
+    epochs: int = _help("passes over the data", 10)
+    minibatch: int = _help("positions per gradient step", 256)
+    learning_rate: float = _help("Adam learning rate", 0.001)
+    scale: float = _help("logit units per point of advantage", 0.5)
+    margin: float = _help("points an action must beat Expert's by (predicted)", 1.0)
+    clip: float = _help("advantages below -clip points count as -clip", 6.0)
+    holdout: float = _help("share of chunks held out for validation", 0.1)
+    torch_threads: int = _help("torch threads for the fit", 1)
+
+    def validate(self) -> None:
+        if self.stage not in STAGES:
+            raise ConfigError(f"stage={self.stage!r} is not allowed: one of {', '.join(STAGES)}")
+        if not self.num_players or any(not 3 <= n <= 7 for n in self.num_players):
+            raise ConfigError(f"num_players={self.num_players!r}: a non-empty list of 3..7")
+        for name in ("workers", "chunks", "chunk_positions", "samples", "batch_games"):
+            check_at_least(name, getattr(self, name), 1)
+        for name in ("epochs", "minibatch", "torch_threads"):
+            check_at_least(name, getattr(self, name), 1)
+        check_at_least("seed", self.seed, 0)
+        check_in_range("record_prob", self.record_prob, 0.0, 1.0, low_open=True)
+        check_in_range("opening_prob", self.opening_prob, 0.0, 1.0)
+        check_in_range("learning_rate", self.learning_rate, 0.0, None, low_open=True)
+        check_in_range("scale", self.scale, 0.0, None, low_open=True)
+        check_in_range("margin", self.margin, 0.0, None)
+        check_in_range("clip", self.clip, 0.0, None, low_open=True)
+        check_in_range("holdout", self.holdout, 0.0, 0.5)
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ConfigError(f"hidden={self.hidden!r}: a non-empty list of sizes >= 1")
+
+
+# ---------------------------------------------------------------------- generate
+def chunk_path(cfg: QDistillConfig, worker: int, chunk: int) -> Path:
+    return Path(cfg.output_dir) / "data" / f"w{worker}_c{chunk}.npz"
+
+
+def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np.ndarray]:
+    """Positions and measured advantages of one chunk: a pure function of (seed, worker,
+    chunk) and the config."""
+    from agents.expert_kernel import expert_batch, expert_tables
+    from agents.rollout_search import evaluate
+    from gnome_env import _kernels as K
+    from gnome_env import rng as grng
+    from gnome_env.config import RulesConfig
+    from gnome_env.information import SeatView, sample_game
+    from gnome_env.vector import VectorGame, write_game_row
+
+    rules = RulesConfig()
+    key = grng.derive_seed(grng.ARENA, cfg.seed, 1000 + worker, chunk + 1)
+    pick = np.random.default_rng([cfg.seed, worker, chunk])
+    vec = VectorGame(rules, cfg.batch_games, num_players=list(cfg.num_players))
+    decision = vec.reset(seed=key)
+    wf, wi, _ = expert_tables(rules)
+    wf, wi = wf.copy(), wi.copy()
+    prm, kcode, kcount, canon = vec._prm, vec._kcode, vec._kcount, vec._canon
+    g = np.zeros(vec._st.shape[1], dtype=vec._st.dtype)
+    cards = np.zeros(vec._stk.shape[1:], dtype=vec._stk.dtype)
+    tok_buf = np.zeros(vec.num_tokens, dtype=np.int16)
+    legal_buf = np.zeros(33, dtype=np.bool_)
+    rew = np.zeros(7, dtype=np.float64)
+    res = np.zeros(K.NUM_RESULTS, dtype=np.int32)
+    k = cfg.samples
+    rows = np.zeros((k, g.shape[0]), dtype=g.dtype)
+    stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
+    seeds = np.zeros(k, dtype=np.int64)
+    out_tokens, out_masks, out_expert, out_adv = [], [], [], []
+    actions = np.zeros(cfg.batch_games, dtype=np.int64)
+    while len(out_tokens) < cfg.chunk_positions:
+        tokens, masks = decision.tokens, decision.mask
+        expert_batch(tokens, masks, wf, wi, actions)
+        for b in range(cfg.batch_games):
+            if len(out_tokens) >= cfg.chunk_positions:
+                break
+            legal = np.flatnonzero(masks[b])
+            if legal.size < 2:
+                continue
+            phase = int(tokens[b, K.TOK_PHASE])
+            expert = int(actions[b])
+            adv = np.full(33, np.nan)
+            if phase == OPENING_PHASE:
+                if pick.random() >= cfg.opening_prob:
+                    continue
+                adv[legal] = -cfg.clip
+                adv[expert] = 0.0
+            else:
+                if pick.random() >= cfg.record_prob:
+                    continue
+                view = SeatView.from_tokens(tokens[b], masks[b], rules)
+                for i in range(k):
+                    sample = sample_game(view, pick)
+                    write_game_row(sample, rows[i], stacks[i], vec._kind)
+                    seeds[i] = sample.seed
+                values = np.zeros((k, legal.size), dtype=np.float64)
+                evaluate(
+                    rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
+                    kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi, 0.0, values,
+                )  # fmt: skip
+                q = values.mean(axis=0)
+                adv[legal] = q - q[list(legal).index(expert)]
+            out_tokens.append(tokens[b].copy())
+            out_masks.append(masks[b].copy())
+            out_expert.append(expert)
+            out_adv.append(adv)
+        decision = vec.step(actions)
+    return {
+        "tokens": np.array(out_tokens, dtype=np.int16),
+        "masks": np.array(out_masks, dtype=np.bool_),
+        "expert": np.array(out_expert, dtype=np.int64),
+        "adv": np.array(out_adv, dtype=np.float32),
+    }
+
+
+def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
+    cfg = QDistillConfig(**cfg_dict)
+    made = 0
+    for chunk in range(cfg.chunks):
+        path = chunk_path(cfg, worker, chunk)
+        if path.exists():
+            continue  # resume: chunks are pure functions of their index
+        data = generate_chunk(cfg, worker, chunk)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, **data)
+        tmp.replace(path)
+        made += 1
+        print(f"worker {worker}: chunk {chunk + 1}/{cfg.chunks} written", flush=True)
+    return made
+
+
+def generate(cfg: QDistillConfig) -> None:
+    """Write every missing chunk, ``workers`` processes in parallel."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if cfg.workers == 1:
+        _generate_worker(to_dict(cfg), 0)
+    else:
+        with ProcessPoolExecutor(cfg.workers) as pool:
+            list(pool.map(_generate_worker, [to_dict(cfg)] * cfg.workers, range(cfg.workers)))
+    print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
+
+
+# ---------------------------------------------------------------------- fit
+def load_data(cfg: QDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(train, holdout): the chunks, the last ``holdout`` share of each worker's chunks held
+    out. A missing or unreadable chunk is a clear error."""
+    train: dict[str, list[np.ndarray]] = {"tokens": [], "masks": [], "expert": [], "adv": []}
+    held: dict[str, list[np.ndarray]] = {key: [] for key in train}
+    cut = cfg.chunks - round(cfg.holdout * cfg.chunks)
+    for worker in range(cfg.workers):
+        for chunk in range(cfg.chunks):
+            path = chunk_path(cfg, worker, chunk)
+            if not path.exists():
+                raise ConfigError(f"data chunk {path} is missing: run --stage generate first")
+            try:
+                with np.load(path) as data:
+                    part = {key: data[key] for key in train}
+            except Exception as err:  # a damaged file: say which
+                raise ConfigError(f"data chunk {path} cannot be read: {err}") from None
+            target = train if chunk < cut else held
+            for key in train:
+                target[key].append(part[key])
+    join = {key: np.concatenate(value) for key, value in train.items()}
+    join_held = {key: np.concatenate(value) if value else value for key, value in held.items()}
+    return join, join_held
+
+
+def fit(cfg: QDistillConfig) -> dict[str, Any]:
+    """Train the network on the chunks and write ``policy.pt``; returns the summary."""
+    import torch
+
+    from agents.learned import PolicyNetwork, checkpoint_header, write_checkpoint
+    from gnome_env.config import RulesConfig
+
+    torch.set_num_threads(cfg.torch_threads)
+    train, held = load_data(cfg)
+    net = PolicyNetwork(RulesConfig(), cfg.hidden, features=True, expert_hint=True)
+    net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
+    feats = net.feature_arrays(train["tokens"], train["masks"], hint=train["expert"])
+    held_feats = None
+    if len(held["tokens"]):
+        held_feats = net.feature_arrays(held["tokens"], held["masks"], hint=held["expert"])
+
+    def targets(data: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+        adv = data["adv"].astype(np.float64)
+        use = ~np.isnan(adv)
+        use[np.arange(len(adv)), data["expert"]] = False
+        goal = cfg.scale * (np.maximum(np.nan_to_num(adv, nan=0.0), -cfg.clip) - cfg.margin)
+        return torch.as_tensor(goal, dtype=torch.float32), torch.as_tensor(use)
+
+    goal, use = targets(train)
+    tokens = torch.as_tensor(train["tokens"])
+    expert = torch.as_tensor(train["expert"])
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    gen = torch.Generator().manual_seed(cfg.seed + 1)
+    n = len(tokens)
+
+    def loss_of(idx: torch.Tensor, f, tok, exp, gl, us) -> torch.Tensor:
+        logits, _ = net.forward_tokens(tok[idx], None, f.take(idx.numpy()))
+        diff = logits - logits.gather(1, exp[idx, None])
+        err = (diff - gl[idx]) ** 2 * us[idx]
+        return err.sum() / us[idx].sum().clamp(min=1)
+
+    def evaluate_holdout() -> dict[str, float]:
+        if held_feats is None:
+            return {}
+        hg, hu = targets(held)
+        ht, he = torch.as_tensor(held["tokens"]), torch.as_tensor(held["expert"])
+        with torch.no_grad():
+            idx = torch.arange(len(ht))
+            loss = float(loss_of(idx, held_feats, ht, he, hg, hu))
+            logits, _ = net.forward_tokens(ht, None, held_feats)
+            masked = logits.masked_fill(~torch.as_tensor(held["masks"]), -1e9)
+            choice = masked.argmax(1).numpy()
+        adv = np.nan_to_num(held["adv"], nan=-1e9)
+        deviate = choice != held["expert"]
+        gain = adv[np.arange(len(adv)), choice]  # measured advantage of the choice
+        return {
+            "holdout_loss": loss,
+            "holdout_deviation_rate": float(deviate.mean()),
+            "holdout_measured_gain_per_position": float(gain.mean()),
+            "holdout_measured_gain_when_deviating": float(gain[deviate].mean())
+            if deviate.any()
+            else 0.0,
+        }
+
+    history = []
+    start = time.perf_counter()
+    for epoch in range(cfg.epochs):
+        order = torch.randperm(n, generator=gen)
+        total = 0.0
+        for lo in range(0, n, cfg.minibatch):
+            idx = order[lo : lo + cfg.minibatch]
+            loss = loss_of(idx, feats, tokens, expert, goal, use)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        row = {"epoch": epoch + 1, "train_loss": total / n, **evaluate_holdout()}
+        history.append(row)
+        print(json.dumps(row), flush=True)
+    summary = {
+        "config": to_dict(cfg),
+        "train_positions": n,
+        "holdout_positions": len(held["tokens"]) if held_feats is not None else 0,
+        "fit_seconds": time.perf_counter() - start,
+        "history": history,
+    }
+    payload = checkpoint_header(net)
+    payload["training_summary"] = summary
+    write_checkpoint(payload, Path(cfg.output_dir) / "policy.pt")
+    (Path(cfg.output_dir) / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    cfg = config_from_command_line(
+        QDistillConfig, "python -m training.qdistill", __doc__.split("\n\n")[0], argv
+    )
+    if cfg is None:
+        return 2
+    from gnome_env import _kernels
+
+    if not _kernels.COMPILED and cfg.stage in ("all", "generate"):
+        print("error: generating needs numba (pip install -e '.[fast]')", file=sys.stderr)
+        return 2
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(to_yaml(cfg))
+    if cfg.stage in ("all", "generate"):
+        generate(cfg)
+    if cfg.stage in ("all", "fit"):
+        try:
+            fit(cfg)
+        except ConfigError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
