@@ -1,0 +1,97 @@
+"""training.qdistill: chunks are pure functions of their index, advantages are measured for
+exactly the legal actions, an interrupted run resumes, the fit writes a loadable policy that
+follows Expert where it predicts no gain, and bad settings are clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gnome_env import _kernels as K
+
+pytestmark = pytest.mark.skipif(not K.COMPILED, reason="generating needs numba")
+
+torch = pytest.importorskip("torch")
+
+from agents.expert_kernel import expert_actions_batch  # noqa: E402
+from agents.learned import PolicyAgent  # noqa: E402
+from gnome_env.config import RulesConfig  # noqa: E402
+from training.config import ConfigError, build_config  # noqa: E402
+from training.qdistill import (  # noqa: E402
+    QDistillConfig,
+    chunk_path,
+    fit,
+    generate,
+    generate_chunk,
+    main,
+)
+
+
+def small(tmp_path, **kw) -> QDistillConfig:
+    base = dict(
+        output_dir=str(tmp_path), workers=1, chunks=2, chunk_positions=24, samples=3,
+        batch_games=8, record_prob=0.5, opening_prob=0.1, hidden=[32], epochs=2,
+        minibatch=16, holdout=0.5, seed=3,
+    )  # fmt: skip
+    base.update(kw)
+    cfg = QDistillConfig(**base)
+    cfg.validate()
+    return cfg
+
+
+def test_a_chunk_is_a_pure_function_of_its_index_with_advantages_of_legal_actions(tmp_path):
+    cfg = small(tmp_path)
+    a = generate_chunk(cfg, 0, 1)
+    b = generate_chunk(cfg, 0, 1)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    other = generate_chunk(cfg, 0, 0)
+    assert not np.array_equal(a["tokens"], other["tokens"])
+    assert len(a["tokens"]) == cfg.chunk_positions
+    rows = np.arange(len(a["adv"]))
+    assert (a["adv"][rows, a["expert"]] == 0).all()  # Expert's own move: advantage 0
+    np.testing.assert_array_equal(~np.isnan(a["adv"]), a["masks"])  # measured iff legal
+    assert (a["masks"].sum(1) >= 2).all()  # only real choices are recorded
+    # the recorded expert action is the compiled Expert's (= ExpertAgent's) move
+    np.testing.assert_array_equal(
+        a["expert"], expert_actions_batch(a["tokens"], a["masks"], RulesConfig())
+    )
+    opening = a["tokens"][:, K.TOK_PHASE] == 0
+    assert opening.any() and (~opening).any()
+    assert np.nanmax(a["adv"][opening]) == 0  # opening flips: Expert's flip is the best
+
+
+def test_generate_resumes_and_fit_writes_a_policy_that_follows_expert(tmp_path, capsys):
+    cfg = small(tmp_path)
+    generate(cfg)
+    first = chunk_path(cfg, 0, 0).read_bytes()
+    chunk_path(cfg, 0, 1).unlink()  # as if interrupted
+    generate(cfg)
+    assert chunk_path(cfg, 0, 0).read_bytes() == first  # kept, not redone
+    assert chunk_path(cfg, 0, 1).exists()
+    summary = fit(cfg)
+    assert summary["train_positions"] == 24 and summary["holdout_positions"] == 24
+    agent = PolicyAgent.load(tmp_path / "policy.pt")
+    assert agent.network.expert_hint and agent.network.features
+
+
+def test_the_fit_moves_the_logit_differences_toward_the_measured_advantages(tmp_path):
+    cfg = small(tmp_path, epochs=8, learning_rate=0.003, chunk_positions=48)
+    generate(cfg)
+    history = fit(cfg)["history"]
+    assert history[-1]["train_loss"] < 0.8 * history[0]["train_loss"]
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [({"stage": "train"}, "stage='train'"), ({"num_players": [2]}, "num_players"),
+     ({"samples": 0}, "samples"), ({"record_prob": 0}, "record_prob")],
+)  # fmt: skip
+def test_bad_settings_are_clear_errors(override, message):
+    with pytest.raises(ConfigError, match=message):
+        build_config(QDistillConfig, None, override)
+
+
+def test_fit_without_data_is_a_clear_error(tmp_path, capsys):
+    assert main(["--output_dir", str(tmp_path), "--stage", "fit"]) == 2
+    assert "missing: run --stage generate first" in capsys.readouterr().err
