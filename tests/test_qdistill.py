@@ -71,6 +71,12 @@ def test_generate_resumes_and_fit_writes_a_policy_that_follows_expert(tmp_path, 
     assert chunk_path(cfg, 0, 1).exists()
     summary = fit(cfg)
     assert summary["train_positions"] == 24 and summary["holdout_positions"] == 24
+    sweep = summary["play_margin_sweep"]
+    assert [row["play_margin"] for row in sweep] == cfg.play_margins
+    best = max(sweep, key=lambda row: row["gain_per_position"])
+    assert summary["play_margin"] == best["play_margin"]
+    kept = summary["history"][summary["kept_epoch"] - 1]["holdout_loss"]
+    assert kept == min(row["holdout_loss"] for row in summary["history"])  # early stopping
     agent = PolicyAgent.load(tmp_path / "policy.pt")
     assert agent.network.expert_hint and agent.network.features
 
@@ -85,7 +91,8 @@ def test_the_fit_moves_the_logit_differences_toward_the_measured_advantages(tmp_
 @pytest.mark.parametrize(
     ("override", "message"),
     [({"stage": "train"}, "stage='train'"), ({"num_players": [2]}, "num_players"),
-     ({"samples": 0}, "samples"), ({"record_prob": 0}, "record_prob")],
+     ({"samples": 0}, "samples"), ({"record_prob": 0}, "record_prob"),
+     ({"play_margins": [-1.0]}, "play_margins")],
 )  # fmt: skip
 def test_bad_settings_are_clear_errors(override, message):
     with pytest.raises(ConfigError, match=message):
