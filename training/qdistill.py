@@ -29,8 +29,9 @@ that it costs one forward pass at play time (``ppo:PATH``):
 The data is written in chunks (``output_dir/data/w{worker}_c{chunk}.npz``), each a pure
 function of ``(seed, worker, chunk)``: an interrupted ``generate`` resumes where it
 stopped, and the same config gives the same data and (on CPU, one torch thread) the same
-weights. Run ``python -m training.qdistill --config configs/qdistill.yaml`` (both stages);
-``--stage generate`` / ``--stage fit`` run one. Needs numba and torch.
+weights. Run ``gnome distill --config configs/qdistill.yaml`` (or ``python -m
+training.qdistill ...``; both stages); ``--stage generate`` / ``--stage fit`` run one. Needs
+numba and torch.
 """
 
 from __future__ import annotations
@@ -395,7 +396,7 @@ def play_margin_sweep(net, held, held_feats, cfg: QDistillConfig) -> list[dict[s
 
 def main(argv: list[str] | None = None) -> int:
     cfg = config_from_command_line(
-        QDistillConfig, "python -m training.qdistill", __doc__.split("\n\n")[0], argv
+        QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv
     )
     if cfg is None:
         return 2

@@ -265,6 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="self-play PPO training (gnome train --config configs/quickstart.yaml; "
         "gnome train --help for every option)",
     )
+    sub.add_parser(
+        "distill",
+        add_help=False,
+        help="rollout-distilled policy (training/qdistill.py: gnome distill --config "
+        "configs/qdistill.yaml; gnome distill --help for every option)",
+    )
     return parser
 
 
@@ -275,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
         from training.ppo import main as train_main
 
         return train_main(argv[1:])
+    if argv[:1] == ["distill"]:  # as train: its own parser
+        from training.qdistill import main as distill_main
+
+        return distill_main(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 
