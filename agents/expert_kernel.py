@@ -58,6 +58,7 @@ from gnome_env._kernels import (
     TOK_PRESENT,
     TOK_TURN_PLAYER,
     TOK_UNSEEN,
+    line_value,  # R18, the kernels' own
     maybe_njit,
     token_offsets,
 )
@@ -372,21 +373,6 @@ def value_at(slot, pos, code, wf, wi):
     else:
         total += code * (1.0 - lr_p) * (1.0 - lk_p)
     return total
-
-
-@maybe_njit
-def line_value(a, b, c):
-    """scoring.line_value (R18): the value of a matching line, 0 if it does not match."""
-    value = 0
-    for code in (a, b, c):
-        if code == MULLIGAN_CODE:
-            continue
-        if code < 0 or code == HAZARD_CODE:
-            return 0
-        if value != 0 and code != value:
-            return 0
-        value = code
-    return value
 
 
 @maybe_njit

@@ -169,13 +169,7 @@ def expert_actions(tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig) ->
     (``tests/test_expert_kernel.py``, ``bench/expert_speed.py``); otherwise
     :func:`expert_actions_python`.
     """
-    tokens = np.asarray(tokens)
-    masks = np.asarray(masks, dtype=bool)
-    if tokens.ndim != 2 or masks.shape != (tokens.shape[0], A.NUM_ACTIONS):
-        raise ValueError(
-            f"tokens [N, T] and masks [N, {A.NUM_ACTIONS}] are needed, got shapes "
-            f"{tokens.shape} and {masks.shape}"
-        )
+    tokens, masks = _checked_rows(tokens, masks)
     if _kernels.COMPILED:
         from agents.expert_kernel import expert_actions_batch
 
@@ -191,6 +185,16 @@ def expert_actions_python(tokens: np.ndarray, masks: np.ndarray, rules: RulesCon
     expert = _EXPERTS.get(rules)
     if expert is None:
         expert = _EXPERTS[rules] = ExpertAgent(0, rules)
+    tokens, masks = _checked_rows(tokens, masks)
+    decide = expert.decide  # type: ignore[attr-defined]
+    return np.array(
+        [decide(SeatView.from_tokens(t, m, rules)) for t, m in zip(tokens, masks, strict=True)],
+        dtype=np.int64,
+    )
+
+
+def _checked_rows(tokens: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``tokens [N, T]`` and boolean ``masks [N, 33]``; a clear error for other shapes."""
     tokens = np.asarray(tokens)
     masks = np.asarray(masks, dtype=bool)
     if tokens.ndim != 2 or masks.shape != (tokens.shape[0], A.NUM_ACTIONS):
@@ -198,11 +202,7 @@ def expert_actions_python(tokens: np.ndarray, masks: np.ndarray, rules: RulesCon
             f"tokens [N, T] and masks [N, {A.NUM_ACTIONS}] are needed, got shapes "
             f"{tokens.shape} and {masks.shape}"
         )
-    decide = expert.decide  # type: ignore[attr-defined]
-    return np.array(
-        [decide(SeatView.from_tokens(t, m, rules)) for t, m in zip(tokens, masks, strict=True)],
-        dtype=np.int64,
-    )
+    return tokens, masks
 
 
 def one_hot(actions: np.ndarray) -> np.ndarray:
