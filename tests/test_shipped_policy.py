@@ -68,3 +68,28 @@ def test_shipped_policy_beats_random_play(name, n):
     spec = f"ppo:{POLICIES / name / 'policy.pt'}"
     result = run_arena([spec] + ["random"] * (n - 1), n, 6 * n, seed=11, progress=False)
     assert result.stats[0].win_rate >= 0.8
+
+
+def test_the_distilled_policy_is_the_recipes_fit():
+    """agents/policies/distill_3to7 is configs/qdistill.yaml's run: the same settings in its
+    config.yaml and in the checkpoint's summary (apart from the stage last run), a network
+    with features and hint, and a play margin taken from the recipe's list."""
+    from training.qdistill import QDistillConfig
+
+    recipe = build_config(QDistillConfig, ROOT / "configs" / "qdistill.yaml")
+    shipped = build_config(QDistillConfig, POLICIES / "distill_3to7" / "config.yaml")
+    data = read_checkpoint(POLICIES / "distill_3to7" / "policy.pt", RulesConfig())
+    summary = data["training_summary"]
+    for field in QDistillConfig.__dataclass_fields__:
+        if field != "stage":
+            assert getattr(recipe, field) == getattr(shipped, field) == summary["config"][field]
+    assert data["network"] == {"hidden": [256, 256], "features": True, "expert_hint": True}
+    assert summary["play_margin"] in recipe.play_margins
+    assert summary["train_positions"] + summary["holdout_positions"] == 240_000
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_distilled_policy_beats_random_play(n):
+    spec = f"ppo:{POLICIES / 'distill_3to7' / 'policy.pt'}"
+    result = run_arena([spec] + ["random"] * (n - 1), n, 6 * n, seed=11, progress=False)
+    assert result.stats[0].win_rate >= 0.8
