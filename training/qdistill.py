@@ -395,9 +395,7 @@ def play_margin_sweep(net, held, held_feats, cfg: QDistillConfig) -> list[dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    cfg = config_from_command_line(
-        QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv
-    )
+    cfg = config_from_command_line(QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv)
     if cfg is None:
         return 2
     from gnome_env import _kernels
