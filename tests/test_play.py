@@ -76,7 +76,7 @@ def test_make_agent_builds_random_and_rejects_unknown_specs_listing_known_ones()
     with pytest.raises(
         ValueError,
         match=r"unknown agent spec 'grumpy'; known specs: expert, greedy, ppo, ppo-sample, "
-        r"random, rllib, sb3, search",
+        r"random, rllib, rollout, sb3, search",
     ):
         make_agent("grumpy", seed=0)
     with pytest.raises(ValueError, match="takes no argument"):
