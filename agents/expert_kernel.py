@@ -44,6 +44,7 @@ from gnome_env import _kernels
 from gnome_env import actions as A
 from gnome_env._kernels import (
     FIRST_KIND,
+    LINES,
     PH_DISPLACED,
     PH_DRAW,
     PH_HAZARD,
@@ -272,14 +273,9 @@ def prepare(slot, wf, wi):
     lay = I_LAY + 9 * slot
     pr = W_PREP + PREP_SIZE * slot
     for li in range(6):
-        if li < 3:
-            a = 3 * li
-            b = a + 1
-            c = a + 2
-        else:
-            a = li - 3
-            b = a + 3
-            c = a + 6
+        a = LINES[li, 0]
+        b = LINES[li, 1]
+        c = LINES[li, 2]
         p, v, pot = line_of(wi[lay + a], wi[lay + b], wi[lay + c], wf, wi)
         wf[pr + PR_P + li] = p
         wf[pr + PR_V + li] = v
@@ -382,14 +378,9 @@ def score_codes(wi, lay):
     in_line = 0
     total = 0
     for li in range(6):
-        if li < 3:
-            a = 3 * li
-            b = a + 1
-            c = a + 2
-        else:
-            a = li - 3
-            b = a + 3
-            c = a + 6
+        a = LINES[li, 0]
+        b = LINES[li, 1]
+        c = LINES[li, 2]
         ca = wi[lay + a]
         cb = wi[lay + b]
         cc = wi[lay + c]

@@ -146,6 +146,15 @@ STATE_FIELDS: tuple[StateField, ...] = (
 HISTORY_AND_CACHE = ("actions", "num_players", "_turn_cap", "_legal")
 
 
+def _copied(field: StateField, value: Any) -> Any:
+    """``value`` copied as ``field.copy`` says (SHARED values are shared)."""
+    if field.copy == LIST:
+        return list(value)
+    if field.copy == NESTED:
+        return [list(row) for row in value]
+    return value
+
+
 def opening_flip_queue(first_player: int, num_players: int, down_count: Sequence[int]) -> list[int]:
     """R5: the opening flips still to come -- seats in order from the first player, each
     once per flip it has left (two at the deal, ``2 - flipped`` later)."""
@@ -574,12 +583,7 @@ class Game:
         """An independent copy (same future randomness)."""
         new = Game.__new__(Game)
         for f in STATE_FIELDS:
-            value = getattr(self, f.name)
-            if f.copy == LIST:
-                value = list(value)
-            elif f.copy == NESTED:
-                value = [list(row) for row in value]
-            setattr(new, f.name, value)
+            setattr(new, f.name, _copied(f, getattr(self, f.name)))
         new.actions = list(self.actions)
         new.num_players = self.num_players
         new._turn_cap = self._turn_cap
@@ -607,12 +611,7 @@ class Game:
             raise ValueError(f"config must be a RulesConfig, got {type(config).__name__}")
         game = cls.__new__(cls)
         for f in STATE_FIELDS:
-            value = fields[f.name]
-            if f.copy == LIST:
-                value = list(value)
-            elif f.copy == NESTED:
-                value = [list(row) for row in value]
-            setattr(game, f.name, value)
+            setattr(game, f.name, _copied(f, fields[f.name]))
         game.phase = Phase(game.phase)
         game.held_source = Source(game.held_source)
         game.actions = []
