@@ -13,6 +13,9 @@ that it costs one forward pass at play time (``ppo:PATH``):
    common random numbers across actions). The value is the other seats' mean round score
    minus the seat's own (R22), in points. Stored: the tokens, mask, Expert's action and each
    action's advantage over Expert's (``adv[a] = Q(a) - Q(expert)``, NaN if illegal).
+   With ``win_weight`` > 0 a rollout that ends the game (final round) also earns
+   ``win_weight`` points times the seat's share of the win (R23), so that final-round
+   decisions are valued by what they do to the game, not only to the round.
    Opening flips are recorded with Expert's flip as the best (no rollouts).
 2. **fit** -- a :class:`~agents.learned.PolicyNetwork` with Greedy's features and the
    expert hint is trained by regression so that, for every legal action ``a`` other than
@@ -80,6 +83,11 @@ class QDistillConfig:
     chunks: int = _help("data chunks per worker", 60)
     chunk_positions: int = _help("positions recorded per chunk", 500)
     samples: int = _help("determinized games per recorded position", 16)
+    win_weight: float = _help(
+        "points added to a rollout's value for the seat's share of the win when the rollout "
+        "ends the game (final round, R23); 0 values the round score only",
+        0.0,
+    )
     batch_games: int = _help("games played side by side while generating", 32)
     record_prob: float = _help("share of real-choice decisions recorded", 0.15)
     opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
@@ -114,6 +122,7 @@ class QDistillConfig:
         check_in_range("scale", self.scale, 0.0, None, low_open=True)
         check_in_range("margin", self.margin, 0.0, None)
         check_in_range("clip", self.clip, 0.0, None, low_open=True)
+        check_in_range("win_weight", self.win_weight, 0.0, None)
         check_in_range("holdout", self.holdout, 0.0, 0.5)
         if not self.play_margins:
             raise ConfigError("play_margins=[]: give at least one value (e.g. [0.0])")
@@ -187,7 +196,8 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
                 values = np.zeros((k, legal.size), dtype=np.float64)
                 evaluate(
                     rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
-                    kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi, 0.0, values,
+                    kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi, cfg.win_weight,
+                    values,
                 )  # fmt: skip
                 q = values.mean(axis=0)
                 adv[legal] = q - q[list(legal).index(expert)]
