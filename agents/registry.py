@@ -64,6 +64,27 @@ def _rollout(argument: str | None, seed: int, config: RulesConfig | None) -> Pol
         ) from None
 
 
+def _netsearch(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
+    """``netsearch:PATH`` or ``netsearch:PATH:SAMPLES`` (agents.net_search; torch, numba)."""
+    if not argument:
+        raise ValueError(
+            "agent spec 'netsearch' needs a checkpoint path: netsearch:PATH or "
+            "netsearch:PATH:SAMPLES"
+        )
+    from agents.net_search import NetSearchAgent
+
+    path, sep, tail = argument.rpartition(":")
+    kwargs: dict[str, int] = {}
+    if sep and tail.strip().isdigit():
+        kwargs["samples"] = int(tail)
+    else:
+        path = argument
+    try:
+        return NetSearchAgent(path, seed, config, **kwargs)
+    except ValueError as err:
+        raise ValueError(f"agent spec 'netsearch:{argument}' is not allowed: {err}") from None
+
+
 def _learned(name: str, mode: str):
     """A factory for ``ppo:PATH`` / ``ppo-sample:PATH`` (agents.learned, needs torch)."""
 
@@ -104,6 +125,7 @@ AGENT_FACTORIES: dict[str, Callable[[str | None, int, RulesConfig | None], Polic
     "expert": _no_argument("expert", ExpertAgent),
     "search": _search,
     "rollout": _rollout,
+    "netsearch": _netsearch,
     "ppo": _learned("ppo", "greedy"),
     "ppo-sample": _learned("ppo-sample", "sample"),
     "sb3": _sb3,
@@ -124,7 +146,9 @@ def make_agent(spec: str, seed: int, config: RulesConfig | None = None) -> Polic
     improved by Expert-played rollouts, needs numba), ``ppo:PATH`` (a learned policy
     checkpoint, most likely action), ``ppo-sample:PATH`` (the same, sampling its
     distribution), ``sb3:PATH`` (a saved sb3-contrib MaskablePPO model), ``rllib:PATH``
-    (an RLlib checkpoint of training/rllib_ppo.py; needs the ``rllib`` extra). Learned
+    (an RLlib checkpoint of training/rllib_ppo.py; needs the ``rllib`` extra),
+    ``netsearch:PATH`` / ``netsearch:PATH:SAMPLES`` (a policy checkpoint whose close calls
+    are settled by Expert-played rollouts; needs torch and numba). Learned
     policies need torch. Bots need the rules; ``None`` means the default rules.
 
     An unknown spec raises ``ValueError`` listing the known specs.

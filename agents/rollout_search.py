@@ -83,12 +83,18 @@ def round_value(res, seat, n, win_weight):
 @K.maybe_njit
 def evaluate(
     rows, stacks, seeds, candidates, seat, prm, kcode, kcount, canon,
-    g, cards, tokens, legal, rew, res, wf, wi, win_weight, values,
+    g, cards, tokens, legal, rew, res, wf, wi, win_weight, values, max_steps=0, min_samples=1,
 ):  # fmt: skip
     """``values[i, c]``: the value of candidate ``c`` in sample ``i`` (rows[i], stacks[i]):
-    the candidate, then every seat plays Expert to the end of the round."""
+    the candidate, then every seat plays Expert to the end of the round. Returns the
+    number of samples done: all of them, or (``max_steps`` > 0) the samples done before
+    the rollouts had taken ``max_steps`` Expert decisions in all, at least ``min_samples``
+    (a budget that does not depend on the machine)."""
     n = rows[0, K.C_N]
+    steps = 0
     for i in range(rows.shape[0]):
+        if max_steps > 0 and i >= min_samples and steps >= max_steps:
+            return i
         for c in range(candidates.shape[0]):
             load_row(g, cards, rows[i], stacks[i])
             for s in range(rew.shape[0]):
@@ -101,7 +107,9 @@ def evaluate(
                 K.write_seat_tokens(g, cards, prm, kcode, kcount, g[K.C_SEAT], tokens)
                 action = expert_decide(tokens, legal, wf, wi)
                 ended = advance(g, cards, action, prm, kcode, canon, seeds[i], rew, res)
+                steps += 1
             values[i, c] = round_value(res, seat, n, win_weight)
+    return rows.shape[0]
 
 
 @K.maybe_njit

@@ -1,0 +1,181 @@
+"""NetSearchAgent: a learned policy checked at decision time by Expert-played rollouts.
+
+The policy network (a ``ppo:PATH`` checkpoint, e.g. ``agents/policies/distill_3to7``)
+proposes; determinized rollouts on the compiled kernels decide between its few best
+proposals. At each decision with more than one legal action the agent
+
+1. computes the network's action probabilities from its own observation and takes the
+   network's choice ``t`` (its most likely action);
+2. makes every legal action whose log-probability is within ``window`` of ``t``'s a
+   candidate (at most ``max_candidates``, the most likely first). If ``t`` is the only
+   one -- the network is sure -- it plays ``t`` without searching;
+3. otherwise samples ``samples`` complete games consistent with its
+   :class:`~gnome_env.information.SeatView` (:func:`gnome_env.information.sample_game`:
+   unseen cards dealt at random, a fresh seed for later reshuffles; the true hidden cards
+   are never looked at), plays each candidate in each sample and the round out on the
+   kernels with every seat playing Expert (:func:`agents.rollout_search.evaluate`, common
+   random numbers across candidates), and values the end for its seat: the other seats'
+   mean round score minus its own (R22), plus ``win_weight`` points times its share of the
+   win if the rollout ended the game (R23);
+4. plays the candidate ``c`` with the largest mean paired gain over ``t`` if that gain is
+   more than ``z`` standard errors (of the paired differences) and more than ``margin``
+   points; otherwise ``t``.
+
+So it is the network wherever the network is sure or the rollouts see no clear gain; the
+rollouts correct it where they do, which matters most in the last round, where the network
+(trained on round scores) does not value winning the game. The decision depends only on
+the observation and the agent's seed (deterministic; the budget is in samples, not time).
+
+Spec strings: ``netsearch:PATH`` (defaults) or ``netsearch:PATH:SAMPLES``. Needs torch and
+numba.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.rollout_search import WIN_WEIGHT, evaluate
+from gnome_env import _kernels as K
+from gnome_env.config import RulesConfig
+from gnome_env.information import SeatView, sample_game
+from gnome_env.vector import VectorGame, write_game_row
+
+DEFAULT_SAMPLES = 32
+DEFAULT_MAX_STEPS = 5000
+MIN_SAMPLES = 4
+DEFAULT_WINDOW = 2.0
+DEFAULT_MAX_CANDIDATES = 3
+DEFAULT_Z = 1.5
+DEFAULT_MARGIN = 0.5
+
+
+class NetSearchAgent:
+    """A policy network whose close calls are settled by rollouts (module docstring)."""
+
+    spec = "netsearch"
+
+    def __init__(
+        self,
+        path: str | Path,
+        seed: int | None = None,
+        config: RulesConfig | None = None,
+        samples: int = DEFAULT_SAMPLES,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        window: float = DEFAULT_WINDOW,
+        max_candidates: int = DEFAULT_MAX_CANDIDATES,
+        z: float = DEFAULT_Z,
+        margin: float = DEFAULT_MARGIN,
+        win_weight: float = WIN_WEIGHT,
+        from_round: int = 1,
+    ) -> None:
+        from agents.learned import PolicyAgent
+
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
+            raise ValueError(f"samples={samples!r} is not allowed: must be an integer >= 2")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
+            raise ValueError(
+                f"max_steps={max_steps!r} is not allowed: an integer >= 0 (0: no limit)"
+            )
+        if (
+            isinstance(max_candidates, bool)
+            or not isinstance(max_candidates, int)
+            or max_candidates < 1
+        ):
+            raise ValueError(
+                f"max_candidates={max_candidates!r} is not allowed: must be an integer >= 1"
+            )
+        for name, value in (("window", window), ("z", z), ("margin", margin)):
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"{name}={value!r} is not allowed: must be a number >= 0")
+        if isinstance(from_round, bool) or not isinstance(from_round, int) or from_round < 1:
+            raise ValueError(f"from_round={from_round!r} is not allowed: an integer >= 1")
+        if not K.COMPILED:
+            raise ValueError("the netsearch agent needs numba (the compiled kernels)")
+        self.config = config if config is not None else RulesConfig()
+        self.policy = PolicyAgent.load(path, seed=seed, config=self.config)
+        self.path = str(path)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.samples = samples
+        self.max_steps = max_steps
+        self.window = float(window)
+        self.max_candidates = max_candidates
+        self.z = float(z)
+        self.margin = float(margin)
+        self.win_weight = float(win_weight)
+        self.from_round = from_round
+        self.searched = 0  # decisions that ran rollouts (for the benchmark)
+        self._buffers: tuple | None = None
+
+    def _kernel_buffers(self) -> tuple:
+        if self._buffers is None:
+            from agents.expert_kernel import expert_tables
+
+            vec = VectorGame(self.config, 1)
+            wf, wi, num_tokens = expert_tables(self.config)
+            self._buffers = (
+                vec,
+                np.zeros(vec._st.shape[1], dtype=vec._st.dtype),
+                np.zeros(vec._stk.shape[1:], dtype=vec._stk.dtype),
+                np.zeros(num_tokens, dtype=np.int16),
+                np.zeros(33, dtype=np.bool_),
+                np.zeros(7, dtype=np.float64),
+                np.zeros(K.NUM_RESULTS, dtype=np.int32),
+                wf.copy(),
+                wi.copy(),
+            )
+        return self._buffers
+
+    def candidates(self, observation: np.ndarray, mask: np.ndarray) -> list[int]:
+        """The network's choice first, then the other legal actions within ``window`` of
+        its log-probability (most likely first, ``max_candidates`` in all)."""
+        probs = self.policy.distribution(observation, mask).astype(np.float64)
+        legal = np.flatnonzero(np.asarray(mask, dtype=bool))
+        with np.errstate(divide="ignore"):
+            logp = np.log(probs[legal])
+        order = np.argsort(-logp, kind="stable")
+        best = logp[order[0]]
+        chosen = [int(legal[i]) for i in order if logp[i] >= best - self.window]
+        return chosen[: self.max_candidates]
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The action for the seat ``observation`` belongs to (it must be deciding)."""
+        cands = self.candidates(observation, mask)
+        if len(cands) == 1:
+            return cands[0]
+        view = SeatView.from_observation(observation, mask, self.config)
+        if view.round + 1 < self.from_round:
+            return cands[0]
+        self.searched += 1
+        vec, g, cards, tokens, legal_buf, rew, res, wf, wi = self._kernel_buffers()
+        k = self.samples
+        rows = np.zeros((k, g.shape[0]), dtype=g.dtype)
+        stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
+        seeds = np.zeros(k, dtype=np.int64)
+        for i in range(k):
+            game = sample_game(view, self.rng)
+            write_game_row(game, rows[i], stacks[i], vec._kind)
+            seeds[i] = game.seed
+        values = np.zeros((k, len(cands)), dtype=np.float64)
+        done = evaluate(
+            rows, stacks, seeds, np.array(cands, dtype=np.int64), view.seat, vec._prm,
+            vec._kcode, vec._kcount, vec._canon, g, cards, tokens, legal_buf, rew, res, wf, wi,
+            self.win_weight, values, self.max_steps, min(MIN_SAMPLES, k),
+        )  # fmt: skip
+        k = int(done)
+        gains = values[:k, 1:] - values[:k, :1]
+        mean = gains.mean(axis=0)
+        se = gains.std(axis=0, ddof=1) / np.sqrt(k)
+        ok = (mean > self.margin) & (mean > self.z * se)
+        if not ok.any():
+            return cands[0]
+        return cands[1 + int(np.argmax(np.where(ok, mean, -np.inf)))]
+
+    def __repr__(self) -> str:
+        return (
+            f"NetSearchAgent({self.path!r}, seed={self.seed!r}, samples={self.samples}, "
+            f"max_steps={self.max_steps}, window={self.window}, max_candidates={self.max_candidates}, z={self.z}, "
+            f"margin={self.margin})"
+        )
