@@ -176,6 +176,7 @@ class NetSearchAgent:
     def __repr__(self) -> str:
         return (
             f"NetSearchAgent({self.path!r}, seed={self.seed!r}, samples={self.samples}, "
-            f"max_steps={self.max_steps}, window={self.window}, max_candidates={self.max_candidates}, z={self.z}, "
-            f"margin={self.margin})"
+            f"max_steps={self.max_steps}, window={self.window}, "
+            f"max_candidates={self.max_candidates}, z={self.z}, margin={self.margin}, "
+            f"from_round={self.from_round})"
         )

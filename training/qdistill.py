@@ -77,7 +77,9 @@ class QDistillConfig:
     output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/qdistill")
     stage: str = _help("all, generate or fit", "all")
     num_players: list[int] = _help(
-        "seat counts of the generated games", factory=lambda: [3, 4, 5, 6, 7]
+        "seat counts of the generated games (one drawn per game; a count listed twice is "
+        "drawn twice as often)",
+        factory=lambda: [3, 4, 5, 6, 7],
     )
     workers: int = _help("generation processes", 2)
     chunks: int = _help("data chunks per worker", 60)
@@ -91,13 +93,6 @@ class QDistillConfig:
     batch_games: int = _help("games played side by side while generating", 32)
     record_prob: float = _help("share of real-choice decisions recorded", 0.15)
     opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
-    reuse_from: str = _help(
-        "output_dir of a finished run with the same generation settings except win_weight: "
-        "positions before the last round take their advantages from its chunks instead of "
-        "new rollouts (win_weight only changes rollouts that end the game, so the data is "
-        "the same as a full run's; checked position by position)",
-        "",
-    )
     hidden: list[int] = _help("hidden layer sizes", factory=lambda: [256, 256])
     epochs: int = _help("passes over the data", 10)
     minibatch: int = _help("positions per gradient step", 256)
@@ -144,38 +139,6 @@ def chunk_path(cfg: QDistillConfig, worker: int, chunk: int) -> Path:
     return Path(cfg.output_dir) / "data" / f"w{worker}_c{chunk}.npz"
 
 
-#: settings that decide which positions a chunk records and their advantages (but win_weight)
-GENERATION_FIELDS = (
-    "seed", "num_players", "chunk_positions", "samples", "batch_games", "record_prob",
-    "opening_prob", "clip",
-)  # fmt: skip
-
-
-def check_reuse(cfg: QDistillConfig) -> None:
-    """``reuse_from`` must name a run whose generation settings equal ``cfg``'s (but
-    ``win_weight``) and which has every chunk ``cfg`` needs; else a clear error."""
-    from training.config import read_yaml
-
-    source = Path(cfg.reuse_from)
-    try:
-        other = read_yaml(source / "config.yaml")
-    except ConfigError as err:
-        raise ConfigError(f"reuse_from={cfg.reuse_from!r}: {err}") from None
-    mine = to_dict(cfg)
-    differ = [k for k in GENERATION_FIELDS if other.get(k) != mine[k]]
-    if differ:
-        raise ConfigError(
-            f"reuse_from={cfg.reuse_from!r}: its generation settings differ in "
-            f"{', '.join(differ)}; only win_weight may differ"
-        )
-    for worker in range(cfg.workers):
-        for chunk in range(cfg.chunks):
-            if not (source / "data" / f"w{worker}_c{chunk}.npz").exists():
-                raise ConfigError(
-                    f"reuse_from={cfg.reuse_from!r} has no chunk w{worker}_c{chunk}.npz"
-                )
-
-
 def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np.ndarray]:
     """Positions and measured advantages of one chunk: a pure function of (seed, worker,
     chunk) and the config."""
@@ -207,11 +170,6 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
     seeds = np.zeros(k, dtype=np.int64)
     out_tokens, out_masks, out_expert, out_adv = [], [], [], []
     actions = np.zeros(cfg.batch_games, dtype=np.int64)
-    reused = None
-    if cfg.reuse_from:
-        with np.load(Path(cfg.reuse_from) / "data" / f"w{worker}_c{chunk}.npz") as old:
-            reused = {key: old[key] for key in ("tokens", "adv")}
-    last_round = rules.rounds - 1
     while len(out_tokens) < cfg.chunk_positions:
         tokens, masks = decision.tokens, decision.mask
         expert_batch(tokens, masks, wf, wi, actions)
@@ -237,27 +195,14 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
                     sample = sample_game(view, pick)
                     write_game_row(sample, rows[i], stacks[i], vec._kind)
                     seeds[i] = sample.seed
-                j = len(out_tokens)
-                if reused is not None and int(tokens[b, K.TOK_ROUND]) < last_round:
-                    # the rollouts cannot end the game: the earlier run measured the same
-                    if j >= len(reused["tokens"]) or not np.array_equal(
-                        reused["tokens"][j], tokens[b]
-                    ):
-                        raise ConfigError(
-                            f"reuse_from={cfg.reuse_from!r}: chunk w{worker}_c{chunk} "
-                            f"position {j} differs from this run's; it was not made with "
-                            "these settings"
-                        )
-                    adv = reused["adv"][j].astype(np.float64)
-                else:
-                    values = np.zeros((k, legal.size), dtype=np.float64)
-                    evaluate(
-                        rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
-                        kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi,
-                        cfg.win_weight, values,
-                    )  # fmt: skip
-                    q = values.mean(axis=0)
-                    adv[legal] = q - q[list(legal).index(expert)]
+                values = np.zeros((k, legal.size), dtype=np.float64)
+                evaluate(
+                    rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
+                    kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi,
+                    cfg.win_weight, values,
+                )  # fmt: skip
+                q = values.mean(axis=0)
+                adv[legal] = q - q[list(legal).index(expert)]
             out_tokens.append(tokens[b].copy())
             out_masks.append(masks[b].copy())
             out_expert.append(expert)
@@ -291,8 +236,6 @@ def generate(cfg: QDistillConfig) -> None:
     """Write every missing chunk, ``workers`` processes in parallel."""
     from concurrent.futures import ProcessPoolExecutor
 
-    if cfg.reuse_from:
-        check_reuse(cfg)
     (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if cfg.workers == 1:
