@@ -104,6 +104,18 @@ def test_fit_without_data_is_a_clear_error(tmp_path, capsys):
     assert "missing: run --stage generate first" in capsys.readouterr().err
 
 
+def test_gnome_train_runs_a_config_whose_trainer_is_qdistill(tmp_path, capsys):
+    from training.app.cli import main as gnome
+
+    cfg = tmp_path / "d.yaml"
+    cfg.write_text(f"trainer: qdistill\noutput_dir: {tmp_path / 'run'}\nstage: fit\n")
+    assert gnome(["train", "--config", str(cfg)]) == 2  # qdistill's own error: no data yet
+    assert "missing: run --stage generate first" in capsys.readouterr().err
+    cfg.write_text("trainer: qdistil\n")
+    assert gnome(["train", f"--config={cfg}"]) == 2
+    assert "trainer: 'qdistil' is not known; allowed: qdistill" in capsys.readouterr().err
+
+
 def test_win_weight_changes_only_the_values_of_last_round_positions(tmp_path):
     # R23: only a rollout that ends the game (the last round) can earn the win bonus, so a
     # run with win_weight records the same positions as one without, with the same values

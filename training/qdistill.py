@@ -73,6 +73,10 @@ def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = None) ->
 class QDistillConfig:
     """Settings of a rollout-distillation run (see the module docstring)."""
 
+    trainer: str = _help(
+        "the trainer this config is for: qdistill (gnome train --config FILE then runs it)",
+        "qdistill",
+    )
     seed: int = _help("run seed (data and weights)", 0)
     output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/qdistill")
     stage: str = _help("all, generate or fit", "all")
@@ -109,6 +113,8 @@ class QDistillConfig:
     torch_threads: int = _help("torch threads for the fit", 1)
 
     def validate(self) -> None:
+        if self.trainer != "qdistill":
+            raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be qdistill")
         if self.stage not in STAGES:
             raise ConfigError(f"stage={self.stage!r} is not allowed: one of {', '.join(STAGES)}")
         if not self.num_players or any(not 3 <= n <= 7 for n in self.num_players):

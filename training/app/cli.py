@@ -274,10 +274,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _config_trainer(argv: list[str]) -> str | None:
+    """The ``trainer`` key of the YAML file given by ``--config`` in ``argv`` (None: no
+    config, no such key, or a file the trainer's own parser will report on)."""
+    path = None
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            path = argv[i + 1]
+        elif arg.startswith("--config="):
+            path = arg.split("=", 1)[1]
+    if path is None:
+        return None
+    from training.config import ConfigError, read_yaml
+
+    try:
+        value = read_yaml(path).get("trainer")
+    except ConfigError:
+        return None
+    return None if value is None else str(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gnome`` command."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # training has its own parser (one option per config field)
+        trainer = _config_trainer(argv[1:])
+        if trainer == "qdistill":  # a config with ``trainer: qdistill`` (training/qdistill.py)
+            from training.qdistill import main as distill_main
+
+            return distill_main(argv[1:])
+        if trainer is not None:
+            print(
+                f"gnome train: error: the config's trainer: {trainer!r} is not known; "
+                "allowed: qdistill (leave the key out for PPO)",
+                file=sys.stderr,
+            )
+            return 2
         from training.ppo import main as train_main
 
         return train_main(argv[1:])
