@@ -75,8 +75,8 @@ def test_make_agent_builds_random_and_rejects_unknown_specs_listing_known_ones()
     assert "random" in known_specs()
     with pytest.raises(
         ValueError,
-        match=r"unknown agent spec 'grumpy'; known specs: expert, greedy, netsearch, ppo, ppo-sample, "
-        r"random, rllib, rollout, sb3, search",
+        match=r"unknown agent spec 'grumpy'; known specs: expert, greedy, netsearch, ppo, "
+        r"ppo-sample, random, rllib, rollout, sb3, search",
     ):
         make_agent("grumpy", seed=0)
     with pytest.raises(ValueError, match="takes no argument"):
