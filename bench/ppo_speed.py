@@ -174,6 +174,9 @@ def before_after(args: argparse.Namespace) -> int:
         summary[f"{side}_median_update_share"] = statistics.median(
             1 - run["rollout_share"] for run in runs[side]
         )
+        summary[f"{side}_median_decisions_per_cpu_s"] = statistics.median(
+            run["decisions_per_cpu_s_incl_startup"] for run in runs[side]
+        )
     engine = statistics.median(
         run["vector_engine_alone_decisions_per_s"] for side in runs.values() for run in side
     )
@@ -183,6 +186,9 @@ def before_after(args: argparse.Namespace) -> int:
     )
     summary["after_over_before_median"] = (
         summary["after_median_decisions_per_s"] / summary["before_median_decisions_per_s"]
+    )
+    summary["after_over_before_cpu_median"] = (
+        summary["after_median_decisions_per_cpu_s"] / summary["before_median_decisions_per_cpu_s"]
     )
     for side in ("before", "after"):
         summary[f"{side}_vs_engine_best"] = summary[f"{side}_best_decisions_per_s"] / engine
@@ -195,7 +201,9 @@ def before_after(args: argparse.Namespace) -> int:
         f"{summary['after_median_decisions_per_s']:10,.0f}  (this tree: {head[:10]}"
         f"{' + changes' if dirty else ''})\n"
         f"after / before: {summary['after_over_before_best']:.2f}x (best), "
-        f"{summary['after_over_before_median']:.2f}x (median)\n"
+        f"{summary['after_over_before_median']:.2f}x (median); per CPU second of the "
+        f"process (startup included): {summary['after_over_before_cpu_median']:.2f}x "
+        f"(median)\n"
         f"vector engine alone: {engine:,.0f} decisions/s; PPO runs at "
         f"{summary['before_vs_engine_best']:.2%} of it before, "
         f"{summary['after_vs_engine_best']:.2%} after\n"
@@ -251,9 +259,9 @@ def measure(
             cfg, output_dir=str(Path(tmp) / "warm-up"), total_steps=cfg.steps_per_update
         )
         train(warm)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         summary = train(cfg)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     loop = summary["rollout_seconds"] + summary["update_seconds"]
     figures = {
         "updates": args.updates,
@@ -265,6 +273,10 @@ def measure(
         "samples_per_s": summary["samples_this_session"] / loop,
         "rollout_share": summary["rollout_seconds"] / loop,
         "wall_seconds_incl_startup": wall,
+        # CPU time of this process over the whole train() call (startup and the policy file
+        # included): less sensitive than wall time to other processes on the machine
+        "cpu_seconds_incl_startup": cpu,
+        "decisions_per_cpu_s_incl_startup": summary["decisions_this_session"] / cpu,
         "vector_engine_alone_decisions_per_s": vector_rate(args.num_envs, 3.0),
     }
     figures["ppo_vs_engine"] = (
