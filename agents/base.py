@@ -34,5 +34,22 @@ class BotAgent:
         """A legal action for ``view.seat``; ``view`` is all the bot may use."""
         raise NotImplementedError
 
+    def decide_tokens(
+        self, tokens: np.ndarray, masks: np.ndarray, config: RulesConfig | None = None
+    ) -> np.ndarray:
+        """:meth:`decide` for each row of observation tokens ``[N, T]`` (as
+        :class:`~gnome_env.vector.VectorGame` returns them) and legal masks ``[N, 33]``, in
+        row order; ``[N]`` int64. ``config``: the game's rules (default the bot's own; the
+        seat count is read from the tokens). Subclasses may decide faster, with the same
+        actions and random draws."""
+        rules = config if config is not None else self.config
+        return np.array(
+            [
+                self.decide(SeatView.from_tokens(t, m, rules))
+                for t, m in zip(tokens, masks, strict=True)
+            ],
+            dtype=np.int64,
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed!r})"

@@ -115,10 +115,31 @@ class LayoutFeatures:
 
     # ------------------------------------------------------------------ features
     def __call__(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(action_bias [N, 33], inputs [N, NUM_INPUTS])``, float32, from tokens ``[N, T]``."""
+        """``(action_bias [N, 33], inputs [N, NUM_INPUTS])``, float32, from tokens ``[N, T]``.
+
+        With numba a compiled loop computes them (:func:`_features_kernel`), else numpy
+        (:meth:`features_numpy`); the same floats (``tests/test_features.py``).
+        """
         tokens = np.asarray(tokens)
         if tokens.ndim != 2:
             raise ValueError(f"tokens must be [N, T], got shape {tokens.shape}")
+        if not _kernels.COMPILED:
+            return self.features_numpy(tokens)
+        n = tokens.shape[0]
+        bias = np.zeros((n, A.NUM_ACTIONS), dtype=np.float32)
+        inputs = np.empty((n, NUM_INPUTS), dtype=np.float32)
+        _features_kernel(
+            np.ascontiguousarray(tokens), self.layouts, self.hand, self.tops,
+            self.unseen.start, self.unseen.stop, self.kind_points, self.line.ravel(),
+            self.matches.ravel(), self.num_categories, self.points, self.positive_points,
+            self.line_index, self.mulligan, bias, inputs, np.empty(9, dtype=np.int64),
+            np.empty((3, 9), dtype=np.float64),
+        )  # fmt: skip
+        return bias, inputs
+
+    def features_numpy(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`__call__` in numpy (the reference of the compiled loop)."""
+        tokens = np.asarray(tokens)
         n = tokens.shape[0]
         layouts = tokens[:, self.layouts : self.layouts + 9 * MAX_PLAYERS].astype(np.intp)
         layouts = layouts.reshape(n, MAX_PLAYERS, 9)
@@ -151,6 +172,100 @@ class LayoutFeatures:
         bias[:, A.TAKE_B] = best[:, 1]
         inputs = np.concatenate([change.reshape(n, 27), seats, mean[:, None]], 1) / UNIT
         return bias, inputs.astype(np.float32)
+
+
+# ---------------------------------------------------------------------- compiled
+@_kernels.maybe_njit
+def _layout_estimate(cat, mean, line, matches, c, points, positive_points, line_index):
+    """:meth:`LayoutFeatures.estimate` of one layout of categories ``cat [9]`` (numba).
+
+    Every term but the last is an integer held exactly in float64 (line values, pair
+    bonuses of 2, card points), so their sums do not depend on the order of the additions;
+    the face-down cards' share is then added as in numpy, ``(lines + up) + down * mean``.
+    """
+    lines = 0.0
+    in_line = 0
+    for li in range(6):
+        a = line_index[li, 0]
+        b = line_index[li, 1]
+        d = line_index[li, 2]
+        key = (cat[a] * c + cat[b]) * c + cat[d]
+        lines += line[key]
+        if matches[key]:
+            in_line |= (1 << a) | (1 << b) | (1 << d)
+    face_up = 0.0
+    in_lines = 0.0
+    down = 0
+    for q in range(9):
+        face_up += points[cat[q]]
+        if (in_line >> q) & 1:
+            in_lines += positive_points[cat[q]]
+        if cat[q] == FACE_DOWN:
+            down += 1
+    return (lines + (face_up - in_lines)) + down * mean
+
+
+@_kernels.maybe_njit
+def _features_kernel(
+    tokens, layouts, hand, tops, unseen_start, unseen_stop, kind_points, line, matches, c,
+    points, positive_points, line_index, mulligan, bias, inputs, cat, change,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:meth:`LayoutFeatures.features_numpy` row by row into ``bias`` / ``inputs``
+    (``cat [9]`` and ``change [3, 9]`` are scratch: the kernels allocate nothing)."""
+    for i in range(tokens.shape[0]):
+        row = tokens[i]
+        unseen = 0.0
+        total = 0.0
+        for k in range(unseen_stop - unseen_start):
+            copies = float(row[unseen_start + k])
+            total += copies
+            unseen += copies * kind_points[k]
+        mean = unseen / max(total, 1.0) if total > 0 else DEFAULT_MEAN
+        own = 0.0
+        for s in range(MAX_PLAYERS):
+            for q in range(9):
+                cat[q] = row[layouts + 9 * s + q]
+            value = _layout_estimate(
+                cat, mean, line, matches, c, points, positive_points, line_index
+            )
+            if s == 0:
+                own = value
+            inputs[i, 27 + s] = value / UNIT
+        inputs[i, 27 + MAX_PLAYERS] = mean / UNIT
+        shown = 0
+        for q in range(9):
+            if row[layouts + q] == mulligan:
+                shown += 1
+        for j in range(3):
+            card = row[hand] if j == 0 else row[tops + j - 1]
+            for q in range(9):
+                if card == NONE:
+                    change[j, q] = 0.0
+                    continue
+                for p in range(9):
+                    cat[p] = row[layouts + p]
+                cat[q] = card
+                value = _layout_estimate(
+                    cat, mean, line, matches, c, points, positive_points, line_index
+                )
+                change[j, q] = value - own
+        for q in range(9):
+            bias[i, A_PLACE + q] = change[0, q]
+            bias[i, A_BOUNCE + q] = change[0, q]
+            for j in range(3):
+                inputs[i, 9 * j + q] = change[j, q] / UNIT
+        for j in (1, 2):  # a pile top at its best position R12 allows (mulligan_positions)
+            card = row[tops + j - 1]
+            best = np.inf
+            for q in range(9):
+                own_q = row[layouts + q]
+                allowed = shown == 0 or (shown == 1 and own_q == mulligan) or card != mulligan
+                if allowed and change[j, q] < best:
+                    best = change[j, q]
+            bias[i, A_TAKE_A + j - 1] = best if np.isfinite(best) else 0.0
+
+
+A_PLACE, A_BOUNCE, A_TAKE_A = A.PLACE, A.BOUNCE, A.TAKE_A
 
 
 # ---------------------------------------------------------------------- the expert hint

@@ -14,7 +14,10 @@ the move that lowers that estimate most right now:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+
+import numpy as np
 
 from agents.base import BotAgent
 from agents.heuristics import (
@@ -27,8 +30,10 @@ from agents.heuristics import (
     placeable,
     placed,
 )
+from gnome_env import _kernels
 from gnome_env import actions as A
 from gnome_env.cards import HAZARD, LINES, MULLIGAN
+from gnome_env.config import RulesConfig
 from gnome_env.engine import Phase
 from gnome_env.information import SeatView
 
@@ -55,11 +60,17 @@ def two_thirds_built(line: Sequence[int | None]) -> bool:
 
 def greedy_value(layout: Layout, stats: CardStats) -> float:
     """The greedy estimate of a layout: expected score minus the two-thirds-built bonus."""
-    total = expected_layout_score(layout, stats)
-    for a, b, c in LINES:
-        if two_thirds_built((layout[a], layout[b], layout[c])):
-            total -= PAIR_BONUS
+    key = tuple(layout)
+    total = expected_layout_score(key, stats)
+    for _ in range(_lines_two_thirds_built(key)):
+        total -= PAIR_BONUS
     return total
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _lines_two_thirds_built(layout: tuple[int | None, ...]) -> int:
+    """How many lines of ``layout`` earn the pair bonus (an integer, so cached exactly)."""
+    return sum(two_thirds_built((layout[a], layout[b], layout[c])) for a, b, c in LINES)
 
 
 class GreedyAgent(BotAgent):
@@ -84,6 +95,22 @@ class GreedyAgent(BotAgent):
         if phase == Phase.PLACE:
             return self._place(view, stats, layout)
         return self._displaced(view, stats, layout)
+
+    def decide_tokens(
+        self, tokens: np.ndarray, masks: np.ndarray, config: RulesConfig | None = None
+    ) -> np.ndarray:
+        """:meth:`BotAgent.decide_tokens`; with numba the compiled Greedy
+        (:mod:`agents.greedy_kernel`) decides every row that draws no random number, and
+        this bot the others, in row order: the same actions and the same random draws."""
+        rules = config if config is not None else self.config
+        if not _kernels.COMPILED:
+            return super().decide_tokens(tokens, masks, rules)
+        from agents.greedy_kernel import RANDOM, greedy_actions_batch
+
+        out = greedy_actions_batch(tokens, masks, rules)
+        for i in np.flatnonzero(out == RANDOM).tolist():
+            out[i] = self.decide(SeatView.from_tokens(tokens[i], masks[i], rules))
+        return out
 
     def _opening_flip(self, legal: tuple[int, ...]) -> int:
         corners = [A.FLIP + q for q in CORNERS if A.FLIP + q in legal]

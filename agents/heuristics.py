@@ -18,6 +18,7 @@ Lower is better for both (scores, R18-R20).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -78,6 +79,14 @@ class CardStats:
 def layout_estimate(layout: Layout, mean: float) -> float:
     """Face-up cards scored by R18-R20 (:func:`gnome_env.scoring.layout_score_codes`), each
     face-down card at ``mean``; a face-down card never completes a line."""
+    score, hidden = _face_up_score(tuple(layout))
+    return score + (mean - _PLACEHOLDER) * hidden
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _face_up_score(layout: tuple[int | None, ...]) -> tuple[int, int]:
+    """(score of the layout with every face-down card as ``_PLACEHOLDER``, face-down count):
+    integers, so caching them changes no result (the bots ask for the same layouts often)."""
     hidden = 0
     masked = []
     for code in layout:
@@ -86,7 +95,7 @@ def layout_estimate(layout: Layout, mean: float) -> float:
             masked.append(_PLACEHOLDER)
         else:
             masked.append(code)
-    return layout_score_codes(masked) + (mean - _PLACEHOLDER) * hidden
+    return layout_score_codes(masked), hidden
 
 
 def expected_layout_score(layout: Layout, stats: CardStats | Counter[int]) -> float:

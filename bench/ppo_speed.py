@@ -2,12 +2,14 @@
 
     python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1]
                               [--features config|on|off|both] [--cache on|off|both]
-                              [--json PATH]
+                              [--before REV [--rounds 2]] [--json PATH]
 
 Runs ``--updates`` PPO iterations (rollout on the vector engine + update) of
 configs/full.yaml's settings with evaluation, TensorBoard and final arena off, in a
 temporary directory, and prints decisions/s (every seat's decisions), samples/s (learner
-decisions that are trained on), and the split between rollout and update. ``--features
+decisions that are trained on), and the split between rollout and update. Each measured run
+follows, in the same process, a second of random games and a one-update run that are not
+counted (numba kernels loaded or compiled, torch warmed up). ``--features
 both`` runs it twice, without and with the Greedy features (agents.features), and prints
 their ratio. ``--cache both`` runs it with the features recomputed in every forward pass
 (``cache_features: false``, the behaviour before issue #13) and then computed once per
@@ -16,6 +18,16 @@ reference
 measured in the same run it also times the vector engine alone (random legal actions
 drawn with numpy) at the same batch size. Figures depend on the machine's load: compare
 ratios within a run.
+
+``--before REV`` measures the code of commit ``REV`` against this working tree in one run
+(issue #13 item 3): ``REV`` is checked out into a temporary git worktree, and this script
+runs the same measurement alternately with each tree's packages (``PYTHONPATH``), in a
+fresh process each time, ``--rounds`` times per side (before, after, before, after, ...),
+so that both see the same load, after one uncounted run per side that compiles each tree's
+numba kernels to its disk cache. It prints the best and median decisions/s of each side,
+after / before, and each side's share of the vector engine alone; ``--json`` then writes
+every run, the commits and the load average (``os.getloadavg``) at the start and end.
+``--features`` must be on, off or config there, ``--cache`` on or off.
 """
 
 from __future__ import annotations
@@ -23,6 +35,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,10 +83,23 @@ def main(argv: list[str] | None = None) -> int:
         help="features computed once per sample (on, default), in every forward pass (off), "
         "or both in turn",
     )
+    parser.add_argument(
+        "--before",
+        default=None,
+        metavar="REV",
+        help="also measure commit REV (a temporary git worktree), alternating with this tree",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="with --before: runs per side (default 2)"
+    )
     parser.add_argument("--json", default=None, metavar="PATH")
     args = parser.parse_args(argv)
-    if args.updates < 1 or args.num_envs < 1 or args.threads < 1:
-        parser.error("--updates, --num-envs and --threads must be >= 1")
+    if args.updates < 1 or args.num_envs < 1 or args.threads < 1 or args.rounds < 1:
+        parser.error("--updates, --num-envs, --threads and --rounds must be >= 1")
+    if args.before is not None:
+        if args.features == "both" or args.cache == "both":
+            parser.error("--before compares one setting: --features and --cache cannot be both")
+        return before_after(args)
     settings = {"config": [None], "on": [True], "off": [False], "both": [False, True]}
     caches = {"on": [True], "off": [False], "both": [False, True]}[args.cache]
     runs = [
@@ -93,6 +121,108 @@ def main(argv: list[str] | None = None) -> int:
         print(f"features cached / recomputed: {ratio:.2f}x the decisions/s")
     if args.json:
         Path(args.json).write_text(json.dumps(runs, indent=1), encoding="utf-8")
+    return 0
+
+
+def git(*argv: str) -> str:
+    """Output of a git command in this repository."""
+    out = subprocess.run(["git", "-C", str(ROOT), *argv], check=True, capture_output=True)
+    return out.stdout.decode().strip()
+
+
+def before_after(args: argparse.Namespace) -> int:
+    """``--before REV``: the same measurement on REV's code and on this tree, alternately."""
+    load_start = os.getloadavg()
+    commit = git("rev-parse", "--verify", f"{args.before}^{{commit}}")
+    head = git("rev-parse", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        tree = tmp_path / "before"
+        git("worktree", "add", "--detach", "-q", str(tree), commit)
+        trees = {"before": tree, "after": ROOT}
+
+        def run(side: str, updates: int, out: Path) -> dict:
+            cmd = [sys.executable, str(Path(__file__).resolve())]
+            cmd += ["--updates", str(updates), "--num-envs", str(args.num_envs)]
+            cmd += ["--threads", str(args.threads), "--features", args.features]
+            cmd += ["--cache", args.cache, "--json", str(out)]
+            env = dict(os.environ, PYTHONPATH=str(trees[side]))
+            subprocess.run(cmd, cwd=trees[side], env=env, check=True)
+            (figures,) = json.loads(out.read_text(encoding="utf-8"))
+            return figures
+
+        try:
+            for side in ("before", "after"):  # compile each tree's kernels to disk (not counted)
+                print(f"warm-up, {side}:", flush=True)
+                run(side, 1, tmp_path / f"warm_{side}.json")
+            for r in range(args.rounds):
+                for side in ("before", "after"):
+                    load = os.getloadavg()[0]
+                    print(f"round {r + 1}/{args.rounds}, {side} ({load:.2f} load):", flush=True)
+                    figures = run(side, args.updates, tmp_path / f"{side}{r}.json")
+                    figures["load_average_1min_at_start"] = load
+                    runs[side].append(figures)
+        finally:
+            git("worktree", "remove", "--force", str(tree))
+    summary: dict[str, float] = {}
+    for side in ("before", "after"):
+        rates = [run["decisions_per_s"] for run in runs[side]]
+        summary[f"{side}_best_decisions_per_s"] = max(rates)
+        summary[f"{side}_median_decisions_per_s"] = statistics.median(rates)
+        summary[f"{side}_median_update_share"] = statistics.median(
+            1 - run["rollout_share"] for run in runs[side]
+        )
+        summary[f"{side}_median_decisions_per_cpu_s"] = statistics.median(
+            run["decisions_per_cpu_s_incl_startup"] for run in runs[side]
+        )
+    engine = statistics.median(
+        run["vector_engine_alone_decisions_per_s"] for side in runs.values() for run in side
+    )
+    summary["vector_engine_alone_median_decisions_per_s"] = engine
+    summary["after_over_before_best"] = (
+        summary["after_best_decisions_per_s"] / summary["before_best_decisions_per_s"]
+    )
+    summary["after_over_before_median"] = (
+        summary["after_median_decisions_per_s"] / summary["before_median_decisions_per_s"]
+    )
+    summary["after_over_before_cpu_median"] = (
+        summary["after_median_decisions_per_cpu_s"] / summary["before_median_decisions_per_cpu_s"]
+    )
+    for side in ("before", "after"):
+        summary[f"{side}_vs_engine_best"] = summary[f"{side}_best_decisions_per_s"] / engine
+    load_end = os.getloadavg()
+    print(
+        f"\n{'':8s} {'best':>10s} {'median':>10s}  decisions/s ({args.rounds} runs each)\n"
+        f"{'before':8s} {summary['before_best_decisions_per_s']:10,.0f} "
+        f"{summary['before_median_decisions_per_s']:10,.0f}  ({args.before} = {commit[:10]})\n"
+        f"{'after':8s} {summary['after_best_decisions_per_s']:10,.0f} "
+        f"{summary['after_median_decisions_per_s']:10,.0f}  (this tree: {head[:10]}"
+        f"{' + changes' if dirty else ''})\n"
+        f"after / before: {summary['after_over_before_best']:.2f}x (best), "
+        f"{summary['after_over_before_median']:.2f}x (median); per CPU second of the "
+        f"process (startup included): {summary['after_over_before_cpu_median']:.2f}x "
+        f"(median)\n"
+        f"vector engine alone: {engine:,.0f} decisions/s; PPO runs at "
+        f"{summary['before_vs_engine_best']:.2%} of it before, "
+        f"{summary['after_vs_engine_best']:.2%} after\n"
+        f"load average (1, 5, 15 min): {load_start[0]:.2f} {load_start[1]:.2f} "
+        f"{load_start[2]:.2f} at the start, {load_end[0]:.2f} {load_end[1]:.2f} "
+        f"{load_end[2]:.2f} at the end, on {os.cpu_count()} CPUs"
+    )
+    if args.json:
+        report = {
+            "command": "python bench/ppo_speed.py " + " ".join(sys.argv[1:]),
+            "before": {"rev": args.before, "commit": commit},
+            "after": {"commit": head, "uncommitted_changes": dirty},
+            "load_average_start": load_start,
+            "load_average_end": load_end,
+            "cpu_count": os.cpu_count(),
+            "summary": summary,
+            "runs": runs,
+        }
+        Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0
 
 
@@ -122,9 +252,16 @@ def measure(
         )
         if features is not None:
             cfg = dataclasses.replace(cfg, features=features)
-        start = time.perf_counter()
+        # not counted: random games to their ends and one update, which load (or compile)
+        # the numba kernels and warm torch up
+        vector_rate(args.num_envs, 1.0)
+        warm = dataclasses.replace(
+            cfg, output_dir=str(Path(tmp) / "warm-up"), total_steps=cfg.steps_per_update
+        )
+        train(warm)
+        start, cpu = time.perf_counter(), time.process_time()
         summary = train(cfg)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     loop = summary["rollout_seconds"] + summary["update_seconds"]
     figures = {
         "updates": args.updates,
@@ -136,6 +273,10 @@ def measure(
         "samples_per_s": summary["samples_this_session"] / loop,
         "rollout_share": summary["rollout_seconds"] / loop,
         "wall_seconds_incl_startup": wall,
+        # CPU time of this process over the whole train() call (startup and the policy file
+        # included): less sensitive than wall time to other processes on the machine
+        "cpu_seconds_incl_startup": cpu,
+        "decisions_per_cpu_s_incl_startup": summary["decisions_this_session"] / cpu,
         "vector_engine_alone_decisions_per_s": vector_rate(args.num_envs, 3.0),
     }
     figures["ppo_vs_engine"] = (

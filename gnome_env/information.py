@@ -127,10 +127,12 @@ class SeatView:
         """The same view from the deciding seat's compact tokens (``ObservationEncoder.tokens``,
         as :class:`gnome_env.vector.VectorGame` returns them) instead of the float vector."""
         enc0 = _encoder(config)
-        tok = np.asarray(tokens).astype(int)
-        n = int(tok[enc0.token_slices["present"]].sum())
+        # Python ints from here on: the per-card work below is much faster on a list than
+        # on numpy scalars (this runs once per bot decision in training).
+        tok = np.asarray(tokens).astype(int).tolist()
+        n = sum(tok[enc0.token_slices["present"]])
         if n != config.num_players:
-            config = config.replace(num_players=n)
+            config = _with_players(config, n)
         enc = _encoder(config)
         ts = enc.token_slices
         kinds = config.deck.kinds
@@ -139,19 +141,19 @@ class SeatView:
             return None if category < FIRST_KIND else kinds[category - FIRST_KIND]
 
         def one(name: str) -> int:
-            return int(tok[ts[name].start])
+            return tok[ts[name].start]
 
         seat = one("seat")
         layouts: list[tuple[int | None, ...]] = [()] * n
-        cats = tok[ts["layouts"]].reshape(7, 9)
+        cats = tok[ts["layouts"]]  # 7 x 9, the observer's seat first
         for rel in range(n):
             layouts[(seat + rel) % n] = tuple(
-                None if c == FACE_DOWN else card(c) for c in cats[rel]
+                None if c == FACE_DOWN else card(c) for c in cats[9 * rel : 9 * rel + 9]
             )
         tops = tuple(card(c) for c in tok[ts["pile_tops"]])
-        sizes = tuple(int(x) for x in tok[ts["pile_sizes"]])
+        sizes = tuple(tok[ts["pile_sizes"]])
         hand = card(one("hand"))
-        unseen = Counter({kinds[k]: int(x) for k, x in enumerate(tok[ts["unseen"]]) if x})
+        unseen = Counter({kinds[k]: x for k, x in enumerate(tok[ts["unseen"]]) if x})
         known = config.deck.counter() - unseen
         visible = Counter(c for layout in layouts for c in layout if c is not None)
         visible.update(c for c in tops if c is not None)
@@ -174,7 +176,7 @@ class SeatView:
             hand=hand,
             hand_source=Source(one("hand_source")),
             can_bounce=bool(one("can_bounce")),
-            filled=sum(int(b) << q for q, b in enumerate(filled_bits)),
+            filled=sum(b << q for q, b in enumerate(filled_bits)),
             pile_tops=tops,
             pile_sizes=sizes,
             below_tops=tuple(sorted((+below).items())),
@@ -185,9 +187,16 @@ class SeatView:
             turns_played=one("turns_played"),
             first_out=None if first_out_tok == 0 else (seat + first_out_tok - 1) % n,
             endgame_turns_left=endgame if first_out_tok else None,
-            totals=tuple(int(tok[ts["totals"].start + (s - seat) % n]) for s in range(n)),
-            legal_actions=tuple(int(a) for a in np.flatnonzero(mask)),
+            totals=tuple(tok[ts["totals"].start + (s - seat) % n] for s in range(n)),
+            legal_actions=tuple(np.flatnonzero(mask).tolist()),
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _with_players(config: RulesConfig, n: int) -> RulesConfig:
+    """``config.replace(num_players=n)``, built once (configs are immutable; a replace
+    validates every field, ~50 µs)."""
+    return config.replace(num_players=n)
 
 
 @functools.lru_cache(maxsize=32)

@@ -140,3 +140,21 @@ def test_ppo_speed_script_compares_cached_and_recomputed_features(tmp_path):
     assert [(r["features"], r["cache_features"]) for r in runs] == [(True, False), (True, True)]
     ratio = runs[1]["decisions_per_s"] / runs[0]["decisions_per_s"]
     assert f"features cached / recomputed: {ratio:.2f}x" in proc.stdout
+
+
+def test_ppo_speed_before_after_compares_one_setting(capsys):
+    """bench/ppo_speed.py --before REV (#13 item 3) measures one setting on both trees."""
+    pytest.importorskip("torch")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "ppo_speed.py"
+    spec = importlib.util.spec_from_file_location("ppo_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for args in (["--cache", "both"], ["--features", "both"], ["--rounds", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            module.main(["--before", "HEAD", *args])
+        assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--before compares one setting" in err and "--rounds must be >= 1" in err

@@ -267,3 +267,34 @@ def test_stop_after_and_resume_with_the_hint_give_the_uninterrupted_weights(tmp_
         main(["--config", str(path), "--stop_after", "0"])
     assert exit_info.value.code == 2
     assert "--stop_after 0 is not allowed: must be >= 1" in capsys.readouterr().err
+
+
+def test_fused_adam_changes_the_update_by_rounding_only():
+    """#13 item 3: on the same rollout, the PPO update with the default fused Adam kernel
+    gives the losses and weights of torch's plain Adam up to float rounding, and
+    fused_adam: false (the foreach kernel) gives exactly plain Adam's."""
+    from training.ppo import advantages, ppo_update
+    from training.ppo.update import make_adam
+
+    cfg = _config()
+    net, ro = _rollout(cfg)
+    adv, valid = advantages(ro, cfg.gamma, cfg.gae_lambda)
+    results = {}
+    for name in ("plain", "foreach", "fused"):
+        model = copy.deepcopy(net).train()
+        if name == "plain":
+            opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-5)
+        else:
+            opt = make_adam(model.parameters(), 1e-3, fused=name == "fused")
+        figures = ppo_update(model, opt, ro, adv, valid, cfg, np.random.default_rng(0), "cpu")
+        results[name] = (figures, model.state_dict())
+    (fp, wp), (ff, wf), (fu, wu) = results["plain"], results["foreach"], results["fused"]
+    assert fp == ff
+    for key in wp:
+        assert torch.equal(wp[key], wf[key]), key
+    for key in fp:
+        assert abs(fu[key] - fp[key]) <= 1e-5 * max(1.0, abs(fp[key])), key
+    moved = max(float((wp[k] - w).abs().max()) for k, w in net.state_dict().items())
+    apart = max(float((wp[k] - wu[k]).abs().max()) for k in wp)
+    assert moved > 1e-3  # the update really moved the weights ...
+    assert apart < 1e-5  # ... and the two kernels agree to rounding

@@ -128,3 +128,35 @@ def test_features_and_feature_policy_ignore_hidden_cards():
         )
         compared += 1
     assert compared > 100
+
+
+#: a small deck with extreme values and many mulligans and hazards (as the kernels' tests)
+ODD_DECK = {"1": 6, "2": 6, "5": 7, "9": 5, "40": 4, "99": 3, "-99": 2, "-5": 4, "M": 6, "H": 6}
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [RulesConfig(), RulesConfig(deck=ODD_DECK, rounds=2), RulesConfig(bounce_face_up=True)],
+    ids=["default", "odd_deck", "bounce_face_up"],
+)
+def test_compiled_features_equal_the_numpy_arithmetic_to_the_bit(rules):
+    """#13 item 3: with numba the features come from a compiled loop; on positions of
+    random games they are the floats of the numpy arithmetic, every one."""
+    from gnome_env._kernels import COMPILED
+
+    if not COMPILED:
+        pytest.skip("without numba the features are the numpy arithmetic itself")
+    feats = LayoutFeatures(rules)
+    vec = VectorGame(rules, 64, num_players=[3, 4, 5, 6, 7] if rules.rounds == 3 else [3, 4])
+    tokens, *_ = vec.reset(seed=8)
+    rng = np.random.default_rng(8)
+    rows = 0
+    for _ in range(200):
+        bias, inputs = feats(tokens)
+        want_bias, want_inputs = feats.features_numpy(tokens)
+        assert bias.dtype == want_bias.dtype == inputs.dtype == want_inputs.dtype == np.float32
+        assert np.array_equal(bias, want_bias) and np.array_equal(inputs, want_inputs)
+        rows += len(tokens)
+        tokens, *_ = vec.step(vec.sample_actions(rng))
+    assert rows == 64 * 200
+    assert np.abs(want_bias).sum() > 0 and np.abs(want_inputs).sum() > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 from agents.arena import run_arena  # noqa: E402
 from agents.learned import (  # noqa: E402
+    NetFeatures,
     PolicyAgent,
     PolicyNetwork,
     checkpoint_header,
@@ -23,6 +25,7 @@ from agents.learned import (  # noqa: E402
 )
 from agents.registry import make_agent  # noqa: E402
 from gnome_env import RulesConfig  # noqa: E402
+from gnome_env._jit import COMPILED  # noqa: E402
 from gnome_env.actions import NUM_ACTIONS  # noqa: E402
 from gnome_env.cards import DeckSpec  # noqa: E402
 from gnome_env.vector import VectorGame  # noqa: E402
@@ -271,3 +274,101 @@ def test_failed_write_keeps_the_previous_checkpoint(tmp_path):
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["policy.pt"]  # no temporary file left behind
     assert Path(tmp_path / "policy.pt").stat().st_size == len(before)
+
+
+# ---------------------------------------------------------------------- issue #13 item 3
+def _reference_forward_tokens(net: PolicyNetwork, tokens: torch.Tensor, masks: torch.Tensor):
+    """``PolicyNetwork.forward_tokens`` as written before issue #13 item 3 (the reference
+    the faster code must match): features from the tokens, ``embedding_bag`` plus the
+    scaled counts, then the heads."""
+    from torch.nn import functional as F
+
+    feats = net.feature_arrays(tokens.numpy(), masks.numpy()) if net.uses_features else None
+    t = tokens.long()
+    h = F.embedding_bag(t[:, net.cat_tok] + net.cat_off, net.first, mode="sum")
+    counts = t[:, net.sc_tok].float() * net.sc_scale[t[:, net.present_tok].sum(1)]
+    h = h + counts @ net.first[net.sc_row]
+    return net._heads(h, feats)
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[1] / "agents" / "policies").glob("*/policy.pt"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.parent.name for p in SHIPPED])
+def test_shipped_policies_give_the_logits_of_the_previous_forward_pass(path):
+    """Every shipped policy loads and, on positions from real games, gives the logits and
+    values of the forward pass before issue #13 item 3 (to 1e-5; in fact to the bit), in
+    inference and with gradients on (the compiled first layer), and its agent plays them."""
+    agent = PolicyAgent.load(path)
+    net = agent.network
+    tokens, masks, obs = _played_decisions(batch=48, steps=30)
+    t, m = torch.from_numpy(tokens), torch.from_numpy(masks)
+    with torch.no_grad():
+        want_logits, want_value = _reference_forward_tokens(net, t, m)
+        logits, value = net.forward_tokens(t, m)
+    assert torch.allclose(logits, want_logits, atol=1e-5, rtol=0)
+    assert torch.allclose(value, want_value, atol=1e-5, rtol=0)
+    train_net = copy.deepcopy(net).train()
+    grad_logits, grad_value = train_net.forward_tokens(t, m)
+    assert grad_logits.requires_grad
+    assert torch.allclose(grad_logits.detach(), want_logits, atol=1e-5, rtol=0)
+    assert torch.allclose(grad_value.detach(), want_value, atol=1e-5, rtol=0)
+    want_probs = masked_log_probs(want_logits, m).exp().numpy()
+    for i in range(0, 48, 5):
+        assert np.allclose(agent.distribution(obs[i], masks[i]), want_probs[i], atol=1e-5)
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled first layer needs numba")
+@pytest.mark.parametrize("batch", [40, 520])  # below and above 32,768 first-layer indices
+def test_compiled_first_layer_gives_the_values_and_gradients_of_embedding_bag(batch, monkeypatch):
+    """FirstLayer (the compiled backward) against the plain embedding_bag path on real
+    positions: the same outputs and the same gradient of every parameter, to the bit; and
+    the first layer's gradient against a float64 computation of it, to rounding."""
+    import agents.learned as learned
+
+    tokens, masks, obs = _played_decisions(batch=batch, steps=35)
+    t = torch.from_numpy(tokens)
+    net = _network(3, hidden=(64, 32), features=True)
+    feats = net.feature_arrays(tokens, masks)
+    up = torch.randn(batch, NUM_ACTIONS + 1, generator=torch.Generator().manual_seed(4))
+
+    def run(fast: bool):
+        monkeypatch.setattr(learned, "_fast_first_layer", lambda first: fast)
+        model = copy.deepcopy(net)
+        logits, value = model.forward_tokens(t, feats=feats)
+        (logits * up[:, :-1]).sum().add((value * up[:, -1]).sum()).backward()
+        return torch.cat([logits, value[:, None]], 1).detach(), {
+            k: p.grad for k, p in model.named_parameters()
+        }
+
+    out, grads = run(True)
+    ref_out, ref_grads = run(False)
+    assert torch.equal(out, ref_out)
+    for key, grad in ref_grads.items():
+        assert torch.equal(grads[key], grad), key
+    # the gradient itself: d first = X^T d h for the float observations X, in float64
+    x = torch.from_numpy(obs).double()
+    model = copy.deepcopy(net).double()
+    h = (x @ model.first).detach().requires_grad_()
+    logits, value = model._heads(
+        h, NetFeatures(*(torch.from_numpy(f).double() for f in feats[:2]), None)
+    )
+    (logits * up[:, :-1].double()).sum().add((value * up[:, -1].double()).sum()).backward()
+    want = x.T @ h.grad
+    assert torch.allclose(grads["first"].double(), want, atol=1e-5, rtol=1e-5)
+    assert grads["first"].abs().sum() > 0
+
+
+def test_token_inputs_sliced_per_minibatch_give_the_forward_pass():
+    """Training computes token_inputs once per rollout and slices it per minibatch."""
+    tokens, masks, _ = _played_decisions(batch=40, steps=20)
+    t = torch.from_numpy(tokens)
+    net = _network(5, features=True)
+    inputs = net.token_inputs(t)
+    feats = net.feature_arrays(tokens, masks)
+    with torch.no_grad():
+        whole, _ = net.forward_tokens(t, feats=feats)
+        part, _ = net.forward_inputs(inputs.take(slice(8, 24)), feats.take(slice(8, 24)))
+    assert torch.equal(part, whole[8:24])
+    with pytest.raises(ValueError, match="feats"):
+        net.forward_inputs(inputs)

@@ -353,10 +353,18 @@ def test_shaping_adds_gamma_phi_next_minus_phi_along_each_chain():
 # History: first recorded with the single-file training/ppo.py (digest f6b52ea2...), and the
 # training.ppo package reproduced it bit for bit (issue #14 item 4). The v1 generator (item 1)
 # deals other games, so the digest was re-recorded then, with the package unchanged.
+# Issue #13 item 3 (faster PPO) left every other part of the arithmetic as it was -- the
+# compiled first-layer backward, the compiled Greedy bot, the minibatch slicing and the
+# foreach Adam all give the same floats -- so ``fused_adam: false`` still reproduces that
+# digest; the default ``fused_adam: true`` (torch's fused Adam kernel, whose rounding
+# differs in the last bits: same losses to ~1e-6 after an update,
+# test_fused_adam_changes_the_weights_by_rounding_only) has its own.
 PINNED_DIGEST = "44bb5881464c8bb6996e7fe6c130648a1716485e2f94a091c5532b98ae75a12c"
+PINNED_DIGEST_FUSED_ADAM = "2aa6436176142f89387a58a08be4dca9e0fca0d34eb12754e810503c651cb721"
 
 
-def test_a_short_training_run_reaches_the_pinned_weights(tmp_path):
+@pytest.mark.parametrize("fused_adam", [False, True])
+def test_a_short_training_run_reaches_the_pinned_weights(tmp_path, fused_adam):
     """A short run through every part (self-play, snapshots, greedy, random and expert bots,
     features and expert hint, shaping, imitation warm start, evaluations, checkpoints) gives
     bit-identical weights to the pinned run (see PINNED_DIGEST for its history)."""
@@ -377,6 +385,7 @@ def test_a_short_training_run_reaches_the_pinned_weights(tmp_path):
         shaping=0.5, pretrain_teacher="greedy", pretrain_decisions=512, pretrain_epochs=1,
         eval_interval=2, eval_games=3, eval_opponents=["random"], final_eval_games=3,
         checkpoint_interval=2, torch_threads=1, progress=False, tensorboard=False,
+        fused_adam=fused_adam,
     )  # fmt: skip
     cfg.validate()
     train(cfg)
@@ -385,4 +394,4 @@ def test_a_short_training_run_reaches_the_pinned_weights(tmp_path):
     for key in sorted(weights):
         digest.update(key.encode())
         digest.update(weights[key].numpy().tobytes())
-    assert digest.hexdigest() == PINNED_DIGEST
+    assert digest.hexdigest() == (PINNED_DIGEST_FUSED_ADAM if fused_adam else PINNED_DIGEST)

@@ -58,6 +58,8 @@ def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[PPOCo
             "--resume needs a training checkpoint (checkpoint.pt)"
         )
     saved = data["training"]["config"]
+    # checkpoints from before fused_adam existed continue with the Adam they were made with
+    saved = {"fused_adam": False, **saved}
     bad = sorted(
         k for k in overrides if k not in RESUME_OVERRIDABLE and overrides[k] != saved.get(k)
     )

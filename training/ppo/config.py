@@ -81,6 +81,12 @@ class PPOConfig:
         "compute the network's features once per sample and reuse them in every update "
         "epoch (false: recompute them in every forward pass, as before; same results)",
     )
+    fused_adam: bool = _f(
+        True,
+        "run Adam as one fused kernel per step (torch's fused=True), several times faster "
+        "than one kernel per tensor; its rounding differs in the last bits (false: the "
+        "per-tensor arithmetic of earlier versions, bit for bit)",
+    )
     hint_workers: int = _f(
         1,
         "processes (this one included) that compute Expert decisions for the hint and the "
@@ -187,5 +193,5 @@ class PPOConfig:
 RESUME_OVERRIDABLE = frozenset(
     {"total_steps", "progress", "tensorboard", "eval_interval", "eval_games",
      "final_eval_games", "checkpoint_interval", "torch_threads", "device", "output_dir",
-     "hint_workers", "cache_features"}
+     "hint_workers", "cache_features", "fused_adam"}
 )  # fmt: skip

@@ -15,7 +15,7 @@ from gnome_env.config import MAX_PLAYERS, RulesConfig
 from gnome_env.vector import VectorGame
 from training.ppo.config import PPOConfig
 from training.ppo.selfplay import Rollout, policy_actions
-from training.ppo.update import advantages
+from training.ppo.update import advantages, make_adam
 
 PRETRAIN_CHUNK_ENVS = 64  # games per recording chunk
 PRETRAIN_CHUNKS = 8  # independent chunks, spread over pretrain_workers processes
@@ -116,7 +116,7 @@ def pretrain(
         return float((picked == as_t["actions"][hb]).float().mean())
 
     before = agreement()
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.pretrain_learning_rate, eps=1e-5)
+    optimizer = make_adam(net.parameters(), cfg.pretrain_learning_rate, cfg.fused_adam)
     total = cfg.pretrain_epochs * math.ceil(len(train_idx) / cfg.minibatch_size)
     step = 0
     figures: dict[str, float] = {}

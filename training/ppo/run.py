@@ -30,7 +30,7 @@ from training.ppo.config import PPOConfig
 from training.ppo.evaluation import arena_table, evaluate, plot_learning_curve
 from training.ppo.pretrain import pretrain
 from training.ppo.selfplay import SelfPlay
-from training.ppo.update import advantages, ppo_update
+from training.ppo.update import advantages, make_adam, ppo_update, set_adam_kernel
 
 
 def train(
@@ -146,12 +146,13 @@ class Run:
         net = PolicyNetwork(rules, cfg.hidden, features=cfg.features, expert_hint=cfg.expert_hint)
         net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
         net.to(device)
-        optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        optimizer = make_adam(net.parameters(), cfg.learning_rate, cfg.fused_adam)
         run = cls(cfg, rules, device, net, optimizer, np.random.default_rng([cfg.seed, 3]))
         if resume_from is not None:
             t = resume_from["training"]
             net.load_state_dict(resume_from["state_dict"])
             optimizer.load_state_dict(t["optimizer"])
+            set_adam_kernel(optimizer, cfg.fused_adam)
             run.update_rng.bit_generator.state = t["update_rng"]
             run.update, run.global_step = int(t["update"]), int(t["global_step"])
             run.elapsed = float(t["elapsed"])

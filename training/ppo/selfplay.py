@@ -20,7 +20,6 @@ from agents.features import expert_actions
 from agents.learned import NetFeatures, PolicyNetwork, masked_log_probs, sample_masked
 from agents.registry import make_agent
 from gnome_env.config import MAX_PLAYERS, RulesConfig
-from gnome_env.information import SeatView
 from gnome_env.vector import VectorGame
 from training.ppo.config import PPOConfig
 
@@ -72,9 +71,8 @@ def policy_actions(
     Bots decide from :meth:`SeatView.from_tokens` (no float round trip); any other policy
     (e.g. a ``ppo:PATH`` agent) acts on the float observations ``vec.expand`` gives.
     """
-    if isinstance(policy, BotAgent):
-        views = (SeatView.from_tokens(t, m, rules) for t, m in zip(tokens, masks, strict=True))
-        return np.array([policy.decide(view) for view in views], dtype=np.int64)
+    if isinstance(policy, BotAgent):  # the Greedy bot decides most rows compiled
+        return policy.decide_tokens(tokens, masks, rules)
     obs = vec.expand(tokens)
     return np.array([policy.act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
 
@@ -222,10 +220,22 @@ class SelfPlay:
             self.pool[self.pool_next] = snap
         self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
 
-    def _sample(self, net: PolicyNetwork, rows: np.ndarray, hint: np.ndarray):
+    def _features(self, net: PolicyNetwork, code: np.ndarray, hint: np.ndarray) -> Any:
+        """The features of every row a network plays (learner and snapshots, which are
+        built alike), in one batch; ``None`` if the network takes none. Each row's features
+        depend on that row alone, so slicing them per network changes no value."""
+        if not net.uses_features:
+            return None
+        rows = np.flatnonzero(code >= LEARNER)
         feats = net.feature_arrays(
             self.tokens[rows], self.mask[rows], hint[rows] if net.expert_hint else None
         )
+        where = np.full(len(code), -1, dtype=np.int64)
+        where[rows] = np.arange(len(rows))
+        return feats, where
+
+    def _sample(self, net: PolicyNetwork, rows: np.ndarray, all_feats: Any):
+        feats = None if all_feats is None else all_feats[0].take(all_feats[1][rows])
         tok = torch.from_numpy(self.tokens[rows]).to(self.device)
         msk = torch.from_numpy(self.mask[rows]).to(self.device)
         logits, value = net.forward_tokens(tok, feats=feats)
@@ -248,7 +258,7 @@ class SelfPlay:
             out[rows] = self.hints(self.tokens[rows], self.mask[rows])
         return out
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def collect(self, net: PolicyNetwork) -> Rollout:
         """Play ``rollout_steps`` vector steps; the learner's decisions become samples."""
         cfg, vec = self.cfg, self.vec
@@ -266,9 +276,10 @@ class SelfPlay:
             code = self.controllers.codes[arange, seat]
             actions = np.zeros(b, dtype=np.int64)
             expert = self._expert_decisions(net, code)
+            net_feats = self._features(net, code, expert)
             rows = np.flatnonzero(code == LEARNER)
             if rows.size:
-                a, lp, v, feats = self._sample(net, rows, expert)
+                a, lp, v, feats = self._sample(net, rows, net_feats)
                 actions[rows] = a
                 if feats is not None:
                     feat_parts.append(feats)
@@ -280,7 +291,7 @@ class SelfPlay:
             step_start.append(step_start[-1] + rows.size)
             for k in np.unique(code[code >= 0]).tolist():
                 rows = np.flatnonzero(code == k)
-                actions[rows] = self._sample(self.pool[k], rows, expert)[0]
+                actions[rows] = self._sample(self.pool[k], rows, net_feats)[0]
             for j, bot in enumerate(self.bots):
                 rows = np.flatnonzero(code == bot_code(j))
                 if not rows.size:

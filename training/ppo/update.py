@@ -4,10 +4,12 @@ PPO-clip update over one rollout -- the part of the algorithm CleanRL's ``ppo.py
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
-from agents.learned import PolicyNetwork, masked_entropy, masked_log_probs
+from agents.learned import PolicyNetwork, TokenInputs, masked_entropy, masked_log_probs
 from gnome_env.config import MAX_PLAYERS
 from training.ppo.config import PPOConfig
 from training.ppo.selfplay import Rollout
@@ -58,6 +60,26 @@ def advantages(ro: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.nd
     return adv, valid
 
 
+def make_adam(params: Any, lr: float, fused: bool) -> torch.optim.Adam:
+    """The Adam optimizer of training (eps 1e-5, as CleanRL), as one fused kernel per step
+    (``fused_adam: true``) or as torch's per-tensor loop, batched (``foreach``: the same
+    arithmetic as the plain loop, so the same weights to the bit)."""
+    kernel = {"fused": True} if fused else {"foreach": True}
+    return torch.optim.Adam(params, lr=lr, eps=1e-5, **kernel)
+
+
+def set_adam_kernel(optimizer: torch.optim.Optimizer, fused: bool) -> None:
+    """Make a loaded optimizer (``load_state_dict`` restores the saved groups' flags) run
+    as :func:`make_adam` says; the fused kernel wants every ``step`` on the parameter's
+    device, in float32."""
+    for group in optimizer.param_groups:
+        group["fused"], group["foreach"] = (True, None) if fused else (None, True)
+    if fused:
+        for param, state in optimizer.state.items():
+            if "step" in state:
+                state["step"] = state["step"].to(device=param.device, dtype=torch.float32)
+
+
 def ppo_update(
     net: PolicyNetwork,
     optimizer: torch.optim.Optimizer,
@@ -73,50 +95,67 @@ def ppo_update(
     if idx.size == 0:
         return {}
     tokens = torch.from_numpy(ro.tokens[idx]).to(device)
-    masks = torch.from_numpy(ro.masks[idx]).to(device)
+    # Everything a minibatch reads is converted once per update (the first layer's rows and
+    # counts are a pure function of the tokens); each epoch puts it in its shuffled order
+    # with one gather per tensor, and a minibatch is then a slice (a view, no copy): the same
+    # rows, in the same order, as indexing every tensor per minibatch.
+    data: dict[str, torch.Tensor] = {
+        "masks": torch.from_numpy(ro.masks[idx]).to(device),
+        "actions": torch.from_numpy(ro.actions[idx]).to(device),
+        "old_logp": torch.from_numpy(ro.log_probs[idx]).to(device),
+        "old_values": torch.from_numpy(ro.values[idx]).to(device),
+        "advantages": torch.from_numpy(adv[idx].astype(np.float32)).to(device),
+    }
+    data["returns"] = data["advantages"] + data["old_values"]
+    inputs = net.token_inputs(tokens)
+    data["rows"], data["counts"] = inputs.rows, inputs.counts
     # the features were computed once, when the rollout was played (None: recomputed here)
     feats = None
     if ro.feats is not None and cfg.cache_features:
         feats = ro.feats.take(idx).to_torch(device)
-    actions = torch.from_numpy(ro.actions[idx]).to(device)
-    old_logp = torch.from_numpy(ro.log_probs[idx]).to(device)
-    old_values = torch.from_numpy(ro.values[idx]).to(device)
-    advantages_t = torch.from_numpy(adv[idx].astype(np.float32)).to(device)
-    returns = advantages_t + old_values
+    elif net.uses_features:
+        data["tokens"] = tokens
     n = idx.size
     figures: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
     for _epoch in range(cfg.update_epochs):
-        order = rng.permutation(n)
+        order = torch.from_numpy(rng.permutation(n)).to(device)
+        epoch = {k: v.index_select(0, order) for k, v in data.items()}
+        epoch_feats = None if feats is None else feats.take(order)
         for start in range(0, n, cfg.minibatch_size):
-            mb = torch.from_numpy(order[start : start + cfg.minibatch_size]).to(device)
-            logits, value = net.forward_tokens(
-                tokens[mb], masks[mb], None if feats is None else feats.take(mb)
+            mb = slice(start, start + cfg.minibatch_size)
+            masks = epoch["masks"][mb]
+            if feats is not None:
+                mb_feats = epoch_feats.take(mb)
+            elif net.uses_features:  # cache_features: false, the behaviour before issue #13
+                mb_feats = net.feature_arrays(
+                    epoch["tokens"][mb].cpu().numpy(), masks.cpu().numpy()
+                )
+            else:
+                mb_feats = None
+            logits, value = net.forward_inputs(
+                TokenInputs(epoch["rows"][mb], epoch["counts"][mb]), mb_feats
             )
-            logp_all = masked_log_probs(logits, masks[mb])
-            logp = logp_all.gather(1, actions[mb][:, None])[:, 0]
-            log_ratio = logp - old_logp[mb]
+            logp_all = masked_log_probs(logits, masks)
+            logp = logp_all.gather(1, epoch["actions"][mb][:, None])[:, 0]
+            log_ratio = logp - epoch["old_logp"][mb]
             ratio = log_ratio.exp()
             with torch.no_grad():
                 figures["old_kl"].append(float((-log_ratio).mean()))
                 figures["kl"].append(float(((ratio - 1) - log_ratio).mean()))
                 figures["clip"].append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
-            a = advantages_t[mb]
+            a = epoch["advantages"][mb]
             if cfg.norm_adv and a.numel() > 1:
                 a = (a - a.mean()) / (a.std() + 1e-8)
             pg_loss = torch.max(
                 -a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
             ).mean()
+            old_values, returns = epoch["old_values"][mb], epoch["returns"][mb]
             if cfg.clip_vloss:
-                v_clipped = old_values[mb] + (value - old_values[mb]).clamp(
-                    -cfg.clip_coef, cfg.clip_coef
-                )
-                v_loss = (
-                    0.5
-                    * torch.max((value - returns[mb]) ** 2, (v_clipped - returns[mb]) ** 2).mean()
-                )
+                v_clipped = old_values + (value - old_values).clamp(-cfg.clip_coef, cfg.clip_coef)
+                v_loss = 0.5 * torch.max((value - returns) ** 2, (v_clipped - returns) ** 2).mean()
             else:
-                v_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
-            entropy = masked_entropy(logp_all, masks[mb]).mean()
+                v_loss = 0.5 * ((value - returns) ** 2).mean()
+            entropy = masked_entropy(logp_all, masks).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
@@ -127,6 +166,7 @@ def ppo_update(
             figures["ent"].append(float(entropy.detach()))
         if cfg.target_kl is not None and figures["kl"][-1] > cfg.target_kl:
             break
+    old_values, returns = data["old_values"], data["returns"]
     y_pred, y_true = old_values.cpu().numpy(), returns.cpu().numpy()
     var_y = float(np.var(y_true))
     return {
