@@ -8,7 +8,10 @@ proposals. At each decision with more than one legal action the agent
    network's choice ``t`` (its most likely action);
 2. makes every legal action whose log-probability is within ``window`` of ``t``'s a
    candidate (at most ``max_candidates``, the most likely first). If ``t`` is the only
-   one -- the network is sure -- it plays ``t`` without searching;
+   one -- the network is sure -- it plays ``t`` without searching. For a network fitted by
+   :mod:`training.qdistill` a log-probability gap is ``scale`` times the predicted gap in
+   points (``scale`` = 0.5 there), so the window of 1 is "predicted at most 2 points
+   worse";
 3. otherwise samples ``samples`` complete games consistent with its
    :class:`~gnome_env.information.SeatView` (:func:`gnome_env.information.sample_game`:
    unseen cards dealt at random, a fresh seed for later reshuffles; the true hidden cards
@@ -17,13 +20,15 @@ proposals. At each decision with more than one legal action the agent
    random numbers across candidates), and values the end for its seat: the other seats'
    mean round score minus its own (R22), plus ``win_weight`` points times its share of the
    win if the rollout ended the game (R23);
-4. plays the candidate ``c`` with the largest mean paired gain over ``t`` if that gain is
-   more than ``z`` standard errors (of the paired differences) and more than ``margin``
-   points; otherwise ``t``.
+4. combines, for each other candidate ``c``, the network's predicted gain over ``t``
+   (``(logp[c] - logp[t]) / scale`` points, a prior with standard deviation ``prior_sd``
+   points) with the rollouts' mean paired gain (standard error from the paired
+   differences) as a normal posterior (precision-weighted mean), and plays the ``c``
+   with the largest posterior gain if it is more than ``margin`` points; otherwise ``t``.
 
-So it is the network wherever the network is sure or the rollouts see no clear gain; the
-rollouts correct it where they do, which matters most in the last round, where the network
-(trained on round scores) does not value winning the game. The decision depends only on
+So it is the network wherever the network is sure or the rollouts do not outweigh it: a
+few noisy rollouts (a paired difference has a standard deviation of 10-18 points) move
+the decision only as far as their precision allows. The decision depends only on
 the observation and the agent's seed (deterministic; the budget is in samples, not time).
 
 Spec strings: ``netsearch:PATH`` (defaults) or ``netsearch:PATH:SAMPLES``. Needs torch and
@@ -45,10 +50,22 @@ from gnome_env.vector import VectorGame, write_game_row
 DEFAULT_SAMPLES = 32
 DEFAULT_MAX_STEPS = 5000
 MIN_SAMPLES = 4
-DEFAULT_WINDOW = 2.0
+DEFAULT_WINDOW = 1.0
 DEFAULT_MAX_CANDIDATES = 3
-DEFAULT_Z = 1.5
-DEFAULT_MARGIN = 0.5
+DEFAULT_SCALE = 0.5
+DEFAULT_PRIOR_SD = 1.5
+DEFAULT_MARGIN = 0.0
+
+
+def posterior_gain(
+    prior: np.ndarray, prior_sd: float, mean: np.ndarray, se: np.ndarray
+) -> np.ndarray:
+    """The normal posterior mean of a gain with prior ``N(prior, prior_sd**2)`` and a
+    measurement ``mean`` with standard error ``se`` (precision-weighted; a zero standard
+    error -- identical values in every sample -- takes the measurement)."""
+    se2 = np.maximum(np.asarray(se, dtype=np.float64) ** 2, 1e-12)
+    w = prior_sd**2 / (prior_sd**2 + se2)  # the measurement's weight
+    return (1.0 - w) * prior + w * mean
 
 
 class NetSearchAgent:
@@ -65,7 +82,8 @@ class NetSearchAgent:
         max_steps: int = DEFAULT_MAX_STEPS,
         window: float = DEFAULT_WINDOW,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
-        z: float = DEFAULT_Z,
+        scale: float = DEFAULT_SCALE,
+        prior_sd: float = DEFAULT_PRIOR_SD,
         margin: float = DEFAULT_MARGIN,
         win_weight: float = WIN_WEIGHT,
         from_round: int = 1,
@@ -86,9 +104,12 @@ class NetSearchAgent:
             raise ValueError(
                 f"max_candidates={max_candidates!r} is not allowed: must be an integer >= 1"
             )
-        for name, value in (("window", window), ("z", z), ("margin", margin)):
+        for name, value in (("window", window), ("margin", margin)):
             if not np.isfinite(value) or value < 0:
                 raise ValueError(f"{name}={value!r} is not allowed: must be a number >= 0")
+        for name, value in (("scale", scale), ("prior_sd", prior_sd)):
+            if not np.isfinite(value) or value <= 0:
+                raise ValueError(f"{name}={value!r} is not allowed: must be a number > 0")
         if isinstance(from_round, bool) or not isinstance(from_round, int) or from_round < 1:
             raise ValueError(f"from_round={from_round!r} is not allowed: an integer >= 1")
         if not K.COMPILED:
@@ -102,7 +123,8 @@ class NetSearchAgent:
         self.max_steps = max_steps
         self.window = float(window)
         self.max_candidates = max_candidates
-        self.z = float(z)
+        self.scale = float(scale)
+        self.prior_sd = float(prior_sd)
         self.margin = float(margin)
         self.win_weight = float(win_weight)
         self.from_round = from_round
@@ -131,18 +153,24 @@ class NetSearchAgent:
     def candidates(self, observation: np.ndarray, mask: np.ndarray) -> list[int]:
         """The network's choice first, then the other legal actions within ``window`` of
         its log-probability (most likely first, ``max_candidates`` in all)."""
+        return self._candidates(observation, mask)[0]
+
+    def _candidates(
+        self, observation: np.ndarray, mask: np.ndarray
+    ) -> tuple[list[int], np.ndarray]:
+        """The candidates and their log-probabilities."""
         probs = self.policy.distribution(observation, mask).astype(np.float64)
         legal = np.flatnonzero(np.asarray(mask, dtype=bool))
         with np.errstate(divide="ignore"):
             logp = np.log(probs[legal])
         order = np.argsort(-logp, kind="stable")
         best = logp[order[0]]
-        chosen = [int(legal[i]) for i in order if logp[i] >= best - self.window]
-        return chosen[: self.max_candidates]
+        chosen = [i for i in order if logp[i] >= best - self.window][: self.max_candidates]
+        return [int(legal[i]) for i in chosen], logp[chosen]
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The action for the seat ``observation`` belongs to (it must be deciding)."""
-        cands = self.candidates(observation, mask)
+        cands, logp = self._candidates(observation, mask)
         if len(cands) == 1:
             return cands[0]
         view = SeatView.from_observation(observation, mask, self.config)
@@ -166,17 +194,18 @@ class NetSearchAgent:
         )  # fmt: skip
         k = int(done)
         gains = values[:k, 1:] - values[:k, :1]
-        mean = gains.mean(axis=0)
-        se = gains.std(axis=0, ddof=1) / np.sqrt(k)
-        ok = (mean > self.margin) & (mean > self.z * se)
-        if not ok.any():
-            return cands[0]
-        return cands[1 + int(np.argmax(np.where(ok, mean, -np.inf)))]
+        post = posterior_gain(
+            (logp[1:] - logp[0]) / self.scale, self.prior_sd, gains.mean(axis=0),
+            gains.std(axis=0, ddof=1) / np.sqrt(k),
+        )  # fmt: skip
+        best = int(np.argmax(post))
+        return cands[1 + best] if post[best] > self.margin else cands[0]
 
     def __repr__(self) -> str:
         return (
             f"NetSearchAgent({self.path!r}, seed={self.seed!r}, samples={self.samples}, "
             f"max_steps={self.max_steps}, window={self.window}, "
-            f"max_candidates={self.max_candidates}, z={self.z}, margin={self.margin}, "
+            f"max_candidates={self.max_candidates}, scale={self.scale}, "
+            f"prior_sd={self.prior_sd}, margin={self.margin}, "
             f"from_round={self.from_round})"
         )

@@ -82,7 +82,8 @@ def test_close_calls_follow_the_rule_on_python_expert_rollouts(players):
     rules = RulesConfig(num_players=players)
     enc = ObservationEncoder(rules)
     expert = ExpertAgent(0, rules)
-    kw = dict(samples=3, max_steps=0, window=3.0, max_candidates=3, z=0.5, margin=0.0)
+    kw = dict(samples=3, max_steps=0, window=3.0, max_candidates=3, prior_sd=4.0, margin=0.0)
+    plain = PolicyAgent.load(POLICY, config=rules)
     searched = deviated = 0
     for game, seat in positions(rules, seed=players, every=4, limit=14):
         obs, mask = enc.encode(game, seat), game.legal_mask()
@@ -98,9 +99,11 @@ def test_close_calls_follow_the_rule_on_python_expert_rollouts(players):
         samples = [sample_game(view, rng) for _ in range(3)]
         values = np.array([[python_value(s, a, seat, expert) for a in cands] for s in samples])
         gains = values[:, 1:] - values[:, :1]
-        mean, se = gains.mean(0), gains.std(0, ddof=1) / np.sqrt(3)
-        ok = (mean > 0.0) & (mean > 0.5 * se)
-        want = cands[1 + int(np.argmax(np.where(ok, mean, -np.inf)))] if ok.any() else cands[0]
+        mean, var = gains.mean(0), np.maximum(gains.var(0, ddof=1) / 3, 1e-12)
+        logp = np.log(plain.distribution(obs, mask).astype(np.float64)[cands])
+        prior = (logp[1:] - logp[0]) / 0.5  # points: the network's predicted gain
+        post = (prior / 16.0 + mean / var) / (1 / 16.0 + 1 / var)  # normal posterior, sd 4
+        want = cands[1 + int(np.argmax(post))] if post.max() > 0.0 else cands[0]
         assert action == want
         deviated += action != cands[0]
     assert searched >= 5 and deviated >= 1
@@ -115,8 +118,8 @@ def test_decisions_ignore_hidden_cards():
             continue
         twin.seed = game.seed + 1  # later reshuffles are unknown too
         seat = game.current_seat
-        a = NetSearchAgent(POLICY, seed=4, config=rules, samples=4)
-        b = NetSearchAgent(POLICY, seed=4, config=rules, samples=4)
+        a = NetSearchAgent(POLICY, seed=4, config=rules, samples=4, window=3.0)
+        b = NetSearchAgent(POLICY, seed=4, config=rules, samples=4, window=3.0)
         assert a.act(enc.encode(game, seat), game.legal_mask()) == b.act(
             enc.encode(twin, seat), twin.legal_mask()
         )
