@@ -33,6 +33,46 @@ class ConfigError(ValueError):
     """A configuration file or override that cannot be used; the message says why."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """The parser of every ``gnome`` command: no prefix matching of long options (a
+    mistyped ``--learning_rat`` is an error, not ``--learning_rate``), and an unrecognized
+    option gets a "did you mean" naming the closest known ones (of the command and its
+    subcommands)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def known_options(self) -> list[str]:
+        """The long option strings of this parser and of its subcommands' parsers."""
+        found: list[str] = []
+        for action in self._actions:
+            found += [o for o in action.option_strings if o.startswith("--")]
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    if isinstance(sub, ArgumentParser):
+                        found += sub.known_options()
+        return sorted(set(found))
+
+    def error(self, message: str) -> typing.NoReturn:
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            known = self.known_options()
+            hints = []
+            for word in message[len(prefix) :].split():
+                if word.startswith("--"):
+                    name = word.split("=", 1)[0]
+                    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+                    if close:
+                        hints.append(f"{name}: did you mean {' or '.join(close)}?")
+            if hints:
+                message += " (" + "; ".join(hints) + ")"
+        usage = self.format_usage()
+        if usage.count("\n") > 3:  # a long option list: point at --help instead
+            usage = f"usage: {self.prog} [options]; {self.prog} --help lists them\n"
+        self.exit(2, f"{usage}{self.prog}: error: {message}\n")
+
+
 def _type_name(tp: Any) -> str:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
@@ -213,7 +253,7 @@ def config_from_command_line(
     bad value print ``error: ...`` to stderr and return None (the caller exits with 2)."""
     import sys
 
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = ArgumentParser(prog=prog, description=description)
     parser.add_argument("--config", default=None, help="YAML file of config fields")
     add_field_arguments(parser, cls)
     args = parser.parse_args(argv)

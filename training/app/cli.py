@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from gnome_env import Game, RulesConfig, save_record
+from training.config import ArgumentParser
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -158,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from agents.registry import known_specs
 
-    parser = argparse.ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
+    parser = ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play one random game and print the scores")
     demo.add_argument("--players", type=int, default=5, choices=range(3, 8), metavar="{3..7}")

@@ -11,6 +11,7 @@ from typing import Any
 from agents.learned import network_from_checkpoint, read_checkpoint
 from gnome_env.config import RulesConfig
 from training.config import (
+    ArgumentParser,
     ConfigError,
     add_field_arguments,
     build_config,
@@ -23,11 +24,16 @@ from training.ppo.run import load_init_policy, resolve_device, train
 
 def build_parser() -> argparse.ArgumentParser:
     """``gnome train`` / ``python -m training.ppo`` arguments."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="gnome train",
         description="Self-play PPO on the vector engine (one policy for 3-7 seats).",
     )
-    parser.add_argument("--config", default=None, help="YAML config (configs/quickstart.yaml)")
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="YAML config file, e.g. configs/quickstart.yaml (without it: the built-in "
+        "defaults, a full-length run)",
+    )
     parser.add_argument(
         "--resume",
         default=None,
@@ -94,6 +100,14 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         parser.exit(2, f"gnome train: error: {err}\n")
+    if not args.config and not args.resume:
+        print(
+            f"gnome train: no --config: training with the built-in defaults "
+            f"(total_steps={cfg.total_steps:,}, output_dir={cfg.output_dir}); for the "
+            "quickstart use --config configs/quickstart.yaml",
+            file=sys.stderr,
+            flush=True,
+        )
     summary = train(cfg, data, stop_after=args.stop_after)
     if "stopped_after" in summary:
         print(
