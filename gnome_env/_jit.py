@@ -20,6 +20,47 @@ except ImportError:
 #: True when :func:`maybe_njit` compiles (numba importable and not switched off).
 COMPILED = numba is not None
 
+_NOTICE_GIVEN = False
+
+
+def has_compiled_cache(module_file: str) -> bool:
+    """Whether numba's on-disk cache holds compiled code of the module ``module_file``:
+    an index file ``<module>.*.nbi`` in the ``__pycache__`` beside it or under
+    ``NUMBA_CACHE_DIR`` (where numba writes when set)."""
+    from pathlib import Path
+
+    path = Path(module_file)
+    places = [path.parent / "__pycache__"]
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if cache_dir:
+        places.append(Path(cache_dir))
+    pattern = f"{path.stem}.*.nbi"
+    for place in places:
+        try:
+            if next(place.rglob(pattern), None) is not None:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def compile_notice(module_file: str) -> None:
+    """Print one line to stderr (once per process) when numba will have to compile the
+    module ``module_file`` because nothing of it is cached yet: the first use then takes
+    a while, and the user should know why."""
+    global _NOTICE_GIVEN
+    if numba is None or _NOTICE_GIVEN or has_compiled_cache(module_file):
+        return
+    import sys
+
+    _NOTICE_GIVEN = True
+    print(
+        "gnome_env: compiling the numba kernels on first use (about 20-60 s, once; "
+        "cached on disk for later runs; GNOME_NO_NUMBA=1 runs plain Python instead)",
+        file=sys.stderr,
+        flush=True,
+    )
+
 
 def maybe_njit(fn):
     """``numba.njit`` when numba is available, else the function unchanged.

@@ -49,10 +49,12 @@ import numpy as np
 from gnome_env import actions as A
 from gnome_env import cards as cards_module
 from gnome_env import encoding, engine, rng
-from gnome_env._jit import COMPILED, entry_point, maybe_njit, numba  # noqa: F401 (re-exported)
+from gnome_env._jit import COMPILED, compile_notice, entry_point, maybe_njit, numba  # noqa: F401 (re-exported)
 from gnome_env.cards import HAZARD, MULLIGAN
 from gnome_env.config import MAX_PLAYERS
 from gnome_env.engine import Phase, Source
+
+compile_notice(__file__)  # one line on stderr if nothing is compiled yet
 
 # ---------------------------------------------------------------------- shared constants
 # Plain ints (numba freezes module globals into the compiled code), taken from the modules

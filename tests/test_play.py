@@ -224,7 +224,9 @@ def test_gnome_play_subprocess_plays_a_complete_game_from_scripted_stdin():
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    assert [
+        line for line in proc.stderr.splitlines() if "numba kernels" not in line
+    ] == []  # (a fresh checkout: the compile notice)
     out = proc.stdout
     assert out.startswith("Gnoming A Round: 3 players, 3 rounds, seed 1. You are seat 0.\n")
     assert "Opponents: seat 1 RandomAgent(seed=9), seat 2 RandomAgent(seed=10)." in out

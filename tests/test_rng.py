@@ -225,3 +225,25 @@ def test_no_numpy_random_in_a_game(monkeypatch):
         actions = np.where(mask[:, A.DRAW], A.DRAW, np.argmax(mask, axis=1))
         decision = vec.step(np.where(mask[:, A.DISCARD_A], A.DISCARD_A, actions))
     assert vec.episodes.sum() > 0  # auto-resets drew new games
+
+
+def test_a_notice_before_the_first_numba_compile_and_only_then(tmp_path, monkeypatch, capsys):
+    # issue #15: the first use compiles for a while; one line says so, once per process,
+    # and nothing is printed when the module's compiled code is already cached
+    from gnome_env import _jit
+
+    if not _jit.COMPILED:
+        pytest.skip("without numba nothing is compiled")
+    module = tmp_path / "kern.py"
+    module.write_text("")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(_jit, "_NOTICE_GIVEN", False)
+    _jit.compile_notice(str(module))
+    _jit.compile_notice(str(module))
+    err = capsys.readouterr().err
+    assert err.count("compiling the numba kernels on first use") == 1
+    monkeypatch.setattr(_jit, "_NOTICE_GIVEN", False)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "kern.step-12.py311.nbi").write_bytes(b"")
+    _jit.compile_notice(str(module))
+    assert capsys.readouterr().err == ""
