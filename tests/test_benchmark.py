@@ -158,3 +158,23 @@ def test_ppo_speed_before_after_compares_one_setting(capsys):
         assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--before compares one setting" in err and "--rounds must be >= 1" in err
+
+
+def test_gnome_bench_without_pygame_skips_the_references_with_a_note(monkeypatch, capsys):
+    # issue #15: PettingZoo's classic envs need the bench extra (pygame); without it the
+    # bench runs the rest and says why the references are missing
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_classic(name, *args, **kwargs):
+        if name.startswith("pettingzoo.classic"):
+            raise ModuleNotFoundError("No module named 'pygame'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_classic)
+    code = main(["bench", "--seconds", "0.02", "--players", "3", "--batches", "2"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "note: connect_four_v3 and texas_holdem_v4 skipped: No module named 'pygame'" in out
+    assert "pip install -e '.[bench]'" in out and "connect_four_v3 " not in out.split("note:")[0]
