@@ -101,11 +101,19 @@ def _phase_hint(game: Game) -> str:
         return "opening flip (R5): turn one of your face-down cards face up"
     if phase == Phase.DRAW:
         return "draw (R7): take the top card of the draw pile or of a discard pile"
+    legal = game.legal_actions()
+    can_discard = A.DISCARD_A in legal or A.DISCARD_B in legal
     if phase == Phase.PLACE:
         held = card_words(game.held)  # type: ignore[arg-type]
+        if not can_discard:
+            return f"you hold {held}: place it in your layout (R10; no discard is allowed now)"
         return f"you hold {held}: place it in your layout (R10) or discard it (R14)"
     if phase == Phase.DISPLACED:
         held = card_words(game.held)  # type: ignore[arg-type]
+        if not can_discard:
+            return f"{held} was displaced: bounce it (R11)"
+        if all(A.DISCARD_A <= a <= A.DISCARD_B for a in legal):
+            return f"{held} was displaced: discard it (R14)"
         return f"{held} was displaced: bounce it (R11) or discard it (R14)"
     return (
         f"seat {game.turn_player} discarded a hazard (R13): "
@@ -153,9 +161,18 @@ class _Console:
         self.say(f"Your decision, seat {seat}: {_phase_hint(game)}")
         for i, text in enumerate(menu, start=1):
             self.say(f"  {i:>2}. {text}")
-        allowed = f"enter a move number from 1 to {len(menu)}, or q to quit"
+        only = len(menu) == 1
+        if only:
+            allowed = "press Enter (or 1) to make the only possible move, or q to quit"
+        else:
+            allowed = f"enter a move number from 1 to {len(menu)}, or q to quit"
         while True:
-            print(f"Your move (1-{len(menu)}, q quits): ", end="", file=self.output)
+            prompt = (
+                "Only one move: Enter plays it (q quits): "
+                if only
+                else f"Your move (1-{len(menu)}, q quits): "
+            )
+            print(prompt, end="", file=self.output)
             self.output.flush()
             line = self.input.readline()
             if not line:
@@ -169,6 +186,8 @@ class _Console:
                 self.say("You quit: leaving the game unfinished.")
                 return None
             if not text:
+                if only:
+                    return legal[0]
                 self.say(f"Nothing entered: {allowed}.")
                 continue
             try:

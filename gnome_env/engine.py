@@ -635,7 +635,8 @@ class Game:
     def render(self) -> str:
         """A plain-text picture of the table: layouts as 3x3 grids, face-down cards as ``##``.
 
-        ``<`` marks the seat that decides now, ``*`` the first-out player.
+        ``<`` marks the seat that decides now, ``*`` the first-out player. ``total`` under a
+        layout is the seat's game total (the rounds already scored), not the layout's score.
         """
         rounds = self.config.rounds
         if self.phase == Phase.GAME_OVER:
@@ -649,6 +650,8 @@ class Game:
                 f"Round {self.round + 1}/{rounds} | phase {self.phase.name} | turn "
                 f"{self.turns_played + 1} of at most {self._turn_cap}, seat {self.turn_player}"
             )
+            if self.current_seat != self.turn_player:  # a hazard flip: another seat decides
+                head += f"'s turn; seat {self.current_seat} decides"
         lines = [head]
         tops = [card_token(p[-1]) if p else "--" for p in self.piles]
         lines.append(
@@ -673,6 +676,7 @@ class Game:
         lines.append("".join(heads).rstrip())
         lines.extend("".join(row).rstrip() for row in grid)
         lines.append("".join(foot).rstrip())
+        lines.append("(total: points of the rounds scored so far; a layout is scored at round end)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -273,3 +273,61 @@ def test_gnome_play_rejects_bad_options_with_a_message_saying_what_is_allowed(
     err = capsys.readouterr().err
     assert "gnome play: error:" in err
     assert message in err
+
+
+# ---------------------------------------------------------------- prompts (issue #15)
+def _states(players: int, seed: int):
+    """Every state of one random game (the game object is reused: use it at once)."""
+    import random
+
+    from gnome_env.engine import Game
+
+    rng = random.Random(seed)
+    game = Game(RulesConfig(num_players=players), seed)
+    while not game.is_over:
+        yield game
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+
+
+def test_place_prompt_offers_a_discard_only_when_one_is_legal():
+    from agents.human import _phase_hint
+
+    seen = {True: 0, False: 0}
+    for seed in range(6):
+        for game in _states(4, seed):
+            if game.phase != Phase.PLACE:
+                continue
+            legal = game.legal_actions()
+            can = A.DISCARD_A in legal or A.DISCARD_B in legal
+            hint = _phase_hint(game)
+            assert ("or discard it (R14)" in hint) == can, (hint, legal)
+            assert ("no discard is allowed now" in hint) == (not can)
+            seen[can] += 1
+    assert seen[True] > 10 and seen[False] > 10  # R14: a pile card taken must be placed
+
+
+def test_a_single_forced_move_is_played_with_enter_and_said_so():
+    from agents.human import _Console
+
+    for seed in range(20):
+        game = next((g for g in _states(5, seed) if len(g.legal_actions()) == 1), None)
+        if game is not None:
+            break
+    assert game is not None
+    out = io.StringIO()
+    console = _Console(io.StringIO("\n"), out)
+    assert console.ask(game, game.current_seat) == game.legal_actions()[0]
+    text = out.getvalue()
+    assert "Only one move: Enter plays it (q quits)" in text and "(1-1" not in text
+
+
+def test_the_header_names_the_deciding_seat_during_a_hazard_flip():
+    for seed in range(30):
+        game = next((g for g in _states(5, seed) if g.phase == Phase.HAZARD_FLIP), None)
+        if game is not None:
+            break
+    assert game is not None and game.current_seat != game.turn_player
+    head = game.render().splitlines()[0]
+    assert head.endswith(f"seat {game.turn_player}'s turn; seat {game.current_seat} decides")
+    assert "total: points of the rounds scored so far" in game.render()
