@@ -35,6 +35,7 @@ def test_render_r3_r5_opening_flips_show_face_down_cards_as_hashes():
         " ## ## ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## ##    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
     # Seat 0 turns up the 12 (position 0) and the mulligan (4); seat 1 then turns up its -3 (8).
     for pos in (0, 4):
@@ -48,6 +49,7 @@ def test_render_r3_r5_opening_flips_show_face_down_cards_as_hashes():
         " ##  M ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## -3    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
 
 
@@ -66,6 +68,7 @@ def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
         " ## ## ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## ##    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
     game.apply(A.PLACE + 2)  # R10: the 9 displaces the face-down 3 (no face-up 3: no bounce)
     assert game.render() == (
@@ -77,6 +80,7 @@ def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
         " ## ## ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## ##    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
     assert game.legal_actions() == [A.DISCARD_A]  # R14: the empty pile must be refilled
     game.apply(A.DISCARD_A)
@@ -88,6 +92,7 @@ def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
         " ## ## ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## ##    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
 
 
@@ -132,6 +137,7 @@ def test_render_r15_first_out_star_and_next_seat_arrow():
         "  5  5  5    ## ## ##    ## ## ##\n"
         "  5  5  6    ## ## ##    ## ## ##\n"
         "total 0     total 0     total 0"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
 
 
@@ -152,6 +158,7 @@ def test_render_r16_r22_game_over_reveals_layouts_and_totals():
         "  5  5  5     4 -1 -2    -3 -3 -3\n"
         "  5  5  6     7  8  9     H  M 12\n"
         "total -8    total 31    total 3"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
 
 
@@ -169,4 +176,5 @@ def test_render_r6_next_round_starts_at_seat_1_with_totals_carried():
         " ## ## ##    ## ## ##    ## ## ##\n"
         " ## ## ##    ## ## ##    ## ## ##\n"
         "total -8    total 31    total 3"
+        "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
