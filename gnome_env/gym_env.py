@@ -91,7 +91,7 @@ import numpy as np
 
 from gnome_env import actions as A
 from gnome_env import rng
-from gnome_env.config import check_int
+from gnome_env.config import check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.gnoming_a_round_v1 import (
@@ -100,6 +100,7 @@ from gnome_env.gnoming_a_round_v1 import (
     make_config,
     render_game,
 )
+from gnome_env.infos import blank_info, round_end_info
 from gnome_env.policies import Policy, RandomPolicy
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
@@ -153,32 +154,37 @@ class GnomeSingleSeatEnv(gymnasium.Env):
 
     def __init__(
         self,
-        num_players: int = 4,
+        num_players: int | Sequence[int] = 4,
         opponents: Policy | Sequence[Policy] | None = None,
         learner_seat: int | str = 0,
         reward_mode: str = "win",
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
-        self.config = make_config(num_players, **rules)
-        n = self.config.num_players
+        # One seat count, or a list of them: each reset then draws one (see Seat counts).
+        self.seat_counts = seat_counts(num_players)
+        self.configs = {c: make_config(c, **rules) for c in sorted(set(self.seat_counts))}
+        n = max(self.configs)
+        fewest = min(self.configs)
+        self.config = self.configs[n]  # the current game's rules (set again by reset)
         self.reward_mode = check_reward_mode(reward_mode)
         self.render_mode = check_render_mode(render_mode)
         if learner_seat != RANDOM_SEAT and (
             isinstance(learner_seat, bool)
             or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < n
+            or not 0 <= learner_seat < fewest
         ):
             raise ValueError(
                 f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
-                f"{n - 1} (num_players={n}) or {RANDOM_SEAT!r}"
+                f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
             )
         self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
         self._stream_seed: int | None = None  # the games of reset: see Seeding
         self._episode = 0
         self._opponents = self._check_opponents(opponents, n)
         self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.encoder = ObservationEncoder(self.config)
+        self._encoders = {c: ObservationEncoder(cfg) for c, cfg in self.configs.items()}
+        self.encoder = self._encoders[n]
         low, high = self.encoder.bounds()
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
         self.action_space = LegalActionSpace(A.NUM_ACTIONS, self._sample_mask)
@@ -186,6 +192,9 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         self.learner_seat: int | None = None if learner_seat == RANDOM_SEAT else int(learner_seat)
         self.seat_policies: dict[int, Policy] = {}
         self._rounds_seen = 0  # round results the learner had seen at its previous decision
+        #: the last finished round's results with agent names (:func:`rewards.round_info`),
+        #: what ``info`` held before it became fixed arrays; None until a round ends
+        self.last_round: dict[str, Any] | None = None
 
     @staticmethod
     def _check_opponents(opponents: object, n: int) -> list[Policy] | Policy | None:
@@ -197,7 +206,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             if len(opponents) != n - 1:
                 raise ValueError(
                     f"opponents has {len(opponents)} policies: must have one per other seat, "
-                    f"{n - 1} for num_players={n}"
+                    f"{n - 1} for {n} players (the largest seat count)"
                 )
             for k, policy in enumerate(opponents):
                 if not _is_policy(policy):
@@ -228,8 +237,13 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             self._stream_seed, self._episode = rng.entropy_seed(), 0
         else:
             self._episode += 1
-        episode_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
-        n = self.config.num_players
+        episode_seed, choice = rng.game_stream(
+            self._stream_seed, 0, self._episode, len(self.seat_counts)
+        )
+        episode_seed = int(episode_seed)
+        n = self.seat_counts[int(choice)]
+        self.config = self.configs[n]
+        self.encoder = self._encoders[n]
         if self._seat_choice == RANDOM_SEAT:
             self.learner_seat = rng.draw_index(n, rng.SEAT, episode_seed)
         learner = self.learner_seat
@@ -237,12 +251,13 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         if self._opponents is None:
             seeds = [rng.derive_seed(rng.SEAT, episode_seed, 1, k) for k in range(n - 1)]
             self.seat_policies = {s: RandomPolicy(x) for s, x in zip(others, seeds, strict=True)}
-        elif isinstance(self._opponents, list):
-            self.seat_policies = dict(zip(others, self._opponents, strict=True))
+        elif isinstance(self._opponents, list):  # the first n - 1 (all but in seat-count mode)
+            self.seat_policies = dict(zip(others, self._opponents[: n - 1], strict=True))
         else:
             self.seat_policies = dict.fromkeys(others, self._opponents)
         self.game = Game(self.config, episode_seed)
         self._rounds_seen = 0
+        self.last_round = None
         self._play_others(0.0)  # no round can end before the learner's first decision
         if self.render_mode == "human":
             self.render()
@@ -291,12 +306,15 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         return self.encoder.encode(self.game, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "action_mask": self.action_masks().astype(np.int8),
-            "learner_seat": self.learner_seat,
-        }
-        if len(self.game.round_results) > self._rounds_seen:  # a round ended since last decision
-            info.update(round_info(self.game, self.possible_agents))
+        game = self.game
+        slots = len(self.possible_agents)
+        if len(game.round_results) > self._rounds_seen:  # a round ended since last decision
+            self.last_round = round_info(game, self.possible_agents[: game.num_players])
+            info = round_end_info(game, slots)
+        else:
+            info = blank_info(slots, game.num_players)
+        info["action_mask"] = self.action_masks().astype(np.int8)
+        info["learner_seat"] = self.learner_seat
         return info
 
     def action_masks(self) -> np.ndarray:
@@ -314,11 +332,12 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             return None
         return game.legal_mask()
 
-    def render(self) -> str | None:
-        """``"ansi"``: the table as text; ``"human"``: print it."""
+    def render(self) -> Any:
+        """``"ansi"``: the table as text; ``"human"``: print it; ``"rgb_array"``: its
+        picture, uint8 (H, W, 3), the same size for every game of this env."""
         if self.render_mode is not None and self.game is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
-        return render_game(self.game, self.render_mode)
+        return render_game(self.game, self.render_mode, len(self.possible_agents))
 
     def close(self) -> None:
         """Nothing to release."""
