@@ -20,7 +20,9 @@ illegal action raises ``ValueError`` and leaves the state unchanged.
 
 Keyword arguments: ``num_players`` (3..7, default 4, or a list of seat counts -- see
 below), ``reward_mode`` (``"win"``,
-``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``) and every
+``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``,
+``"rgb_array"``: a uint8 (H, W, 3) picture of the table, :mod:`gnome_env.render_image`,
+one frame size per env) and every
 field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
 ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
 ``deck``). A bad value raises ``ValueError`` naming it.
@@ -32,9 +34,26 @@ Seat count drawn per game
 game seed (so a seed fixes both; see Seeding). ``possible_agents``, the
 observation, action and state spaces are those of the largest count and never change --
 what libraries that build their spaces once (RLlib) need to train one policy for every seat
-count. After a reset, ``agents`` is ``player_0 .. player_{n-1}``, ``env.config`` is the
-game's rules, and observing an agent that is not in the game raises ``ValueError``.
-Observations are the same size for every count (seats are padded to 7).
+count. After a reset, ``agents`` is ``player_0 .. player_{n-1}`` and ``env.config`` is the
+game's rules. Observations are the same size for every count (seats are padded to 7).
+
+Absent seats: a possible agent the current game does not have (``player_5`` in a 3-seat
+game) observes an all-zero ``observation`` and an all-zero ``action_mask`` (the same
+structure and space as every agent), and ``rewards``, ``terminations``, ``truncations``
+and ``infos`` answer for it -- 0.0, True, True (so that an ``all()`` over every possible
+agent equals one over the game's agents) and a blank info -- while their keys stay the
+game's agents, as PettingZoo's API requires. So libraries that read every possible agent
+at every step (TorchRL's ``PettingZooWrapper``) work unchanged. A name that is not a
+possible agent raises ``KeyError``.
+
+Before reset
+------------
+As PettingZoo's classic envs behind their wrappers: ``env()`` refuses ``agents``,
+``num_agents``, ``observe``, ``step``, ... before the first ``reset`` (as
+``OrderEnforcingWrapper`` does), while ``env().unwrapped`` -- a :class:`raw_env` view of the
+same env, without the checks -- and ``raw_env()`` answer ``possible_agents``, ``agents``
+(all possible agents until the first reset) and ``num_agents``. Stepping the unwrapped view
+is stepping ``raw_env`` (an illegal action raises ``ValueError``).
 
 Action space
 ------------
@@ -100,10 +119,22 @@ Rewards
 ``reward_mode="win"`` (default): at game end the winners split +1 and the others split -1
 (zero-sum; all 0 if everybody ties). ``"score"``: at each round end,
 (mean of the other seats' round scores - own round score) / 10 (zero-sum). ``"raw"``: at
-each round end, -own round score / 10. When a round ends, ``infos[agent]`` holds
-``round``, ``round_scores``, ``layout_scores``, ``first_out``, ``ended_by`` and ``totals``
-(and ``winners`` at game end) until that agent next acts. If the last round ended at the
-round cap (R17) the game is scored normally but reported as truncated, not terminated.
+each round end, -own round score / 10. If the last round ended at the round cap (R17) the
+game is scored normally but reported as truncated, not terminated.
+
+Infos
+-----
+Every agent's info has the same keys with the same numeric types after ``reset`` and every
+step (no ``None``, no strings, no key that comes and goes), the table of
+:mod:`gnome_env.infos`: ``round_ended``, ``round``, ``first_out`` (-1 or a seat),
+``ended_by`` (0 none, 1 endgame, 2 turn_cap, 3 no_draw), ``game_over``, ``num_players``
+(ints); ``round_scores``, ``layout_scores``, ``totals`` (int64) and ``winners`` (int8, 0/1)
+with one entry per possible agent, 0 for seats not in the game. When a round ends every
+agent's info describes it, until that agent next acts; otherwise the values are blank
+(-1, 0, zeros). ``env.last_round`` holds the last finished round of the current game with
+agent names (``{"round", "round_scores": {agent: score}, "layout_scores", "first_out":
+agent or None, "ended_by": name, "totals", "winners": [agents]}``, what the infos held
+before), ``None`` until a round ends.
 
 Speed
 -----
@@ -133,6 +164,11 @@ Version history
   same seed deals other cards. Game records are format version 2. ``gnoming_a_round_v0``
   and ``GnomingARound-v0`` are gone: importing or making them raises an error that names
   v1; version-1 records are refused with a message that names the version.
+  Later changes, with no change to observations, actions or rewards: ``infos`` have one
+  fixed structure on every step (the round's results with agent names moved to
+  ``env.last_round``); absent seats of a seat-count list observe as zeros instead of
+  raising; ``raw_env()`` and ``env().unwrapped`` answer ``agents`` before reset;
+  ``render_mode="rgb_array"``.
 * v0: initial release (deals from ``numpy.random.default_rng``). Later addition, with no
   change to any existing behaviour: ``num_players`` may be a list of seat counts (one drawn
   per reset).
@@ -140,6 +176,7 @@ Version history
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -153,7 +190,7 @@ from gnome_env import rng
 from gnome_env.config import RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
-from gnome_env.infos import copy_info, round_end_info, shared_blank_info
+from gnome_env.infos import blank_info, copy_info, round_end_info, shared_blank_info
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
 # KernelGame.step's codes (gnome_env.vector, which imports the kernels, is loaded lazily).
@@ -419,12 +456,14 @@ class raw_env(AECEnv):
         n = self.config.num_players
         self.agents = self.possible_agents[:n]
         self._absent = frozenset(self.possible_agents[n:])
-        self._blank_info = blank = shared_blank_info(len(self.possible_agents), n)
+        slots = len(self.possible_agents)
+        self._blank_info = shared_blank_info(slots, n)  # for the steps (read-only arrays)
         self.last_round = None
         self.rewards = self._seat_dict(0.0, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = self._seat_dict(False, True)
         self.truncations = self._seat_dict(False, True)
+        blank = functools.partial(blank_info, slots, n)  # new arrays
         self.infos: dict[str, dict] = self._seat_dict(None, blank)
         for agent in self.agents:
             self.infos[agent] = blank()

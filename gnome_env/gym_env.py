@@ -20,21 +20,30 @@ module only routes decisions.
 
 Keyword arguments
 -----------------
-* ``num_players`` -- 3..7 (default 4).
+* ``num_players`` -- 3..7 (default 4), or a list of seat counts such as ``[3, 4, 5, 6, 7]``:
+  every ``reset`` then draws the game's seat count from the list, from the same stream as
+  the game seed (see Seeding), exactly as the AEC env does. The observation and action
+  spaces are the same for every count; ``possible_agents`` and the per-seat info arrays are
+  those of the largest count, ``env.config`` is the current game's rules.
 * ``opponents`` -- ``None`` (default): a :class:`~gnome_env.policies.RandomPolicy` per other
   seat, re-seeded at every ``reset`` from the episode seed, so the same reset seed gives the
   same episode. One policy: it plays every other seat (the same object). A list or tuple of
-  ``num_players - 1`` policies: ``opponents[k]`` plays seat ``(learner_seat + 1 + k) %
-  num_players``, i.e. the seats in turn order after the learner (so the list keeps its
-  meaning when the learner seat is drawn at random). ``env.seat_policies`` maps each other
-  seat to its policy for the current episode. Passed policies are used as they are: the
-  episode is reproducible only if they are deterministic or seeded by the caller.
-* ``learner_seat`` -- a seat ``0..num_players-1`` (default 0), or ``"random"``: drawn at
+  ``num_players - 1`` policies (with a list of seat counts: the largest count - 1, of which
+  a game with ``n`` seats uses the first ``n - 1``): ``opponents[k]`` plays seat
+  ``(learner_seat + 1 + k) % n``, i.e. the seats in turn order after the learner (so the
+  list keeps its meaning when the learner seat is drawn at random). ``env.seat_policies``
+  maps each other seat to its policy for the current episode. Passed policies are used as
+  they are: the episode is reproducible only if they are deterministic or seeded by the
+  caller.
+* ``learner_seat`` -- a seat ``0..n-1`` for the smallest count ``n`` (default 0), or
+  ``"random"``: drawn at
   every ``reset`` from the episode seed (``env.learner_seat`` and ``info["learner_seat"]``
   hold the current one).
 * ``reward_mode`` -- ``"win"`` (default), ``"score"`` or ``"raw"``, see :mod:`gnome_env.rewards`.
-* ``render_mode`` -- ``None``, ``"ansi"`` (``render()`` returns ``Game.render()``'s text) or
-  ``"human"`` (prints it after ``reset`` and every ``step``).
+* ``render_mode`` -- ``None``, ``"ansi"`` (``render()`` returns ``Game.render()``'s text),
+  ``"human"`` (prints it after ``reset`` and every ``step``) or ``"rgb_array"`` (``render()``
+  returns a uint8 (H, W, 3) picture of the table, :mod:`gnome_env.render_image`, one frame
+  size per env: what sb3's ``make_vec_env`` and video recorders ask for).
 * every field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
   ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
   ``deck``), validated by :func:`gnome_env.gnoming_a_round_v1.make_config`.
@@ -44,9 +53,10 @@ A bad argument raises ``ValueError`` naming it.
 Seeding
 -------
 ``reset(seed=s)`` (``s`` in ``0 .. 2**63 - 1``) picks the game exactly as the AEC env does
--- game ``e`` after the seeded reset is ``Game(config, game_seed)`` with ``game_seed =
-gnome_env.vector.game_stream((s, 0), e)[0]`` -- so both environments deal the same game for
-the same reset seed, also for later unseeded resets. The learner seat (``"random"``) and
+-- game ``e`` after the seeded reset is ``Game(config with n seats, game_seed)`` with
+``game_seed, choice = gnome_env.rng.game_stream(s, 0, e, len(seat_counts))`` and ``n =
+seat_counts[choice]`` -- so both environments deal the same game for the same reset seed
+and ``num_players``, also for later unseeded resets. The learner seat (``"random"``) and
 the default opponents' seeds are drawn from the stream ``(rng.SEAT, game_seed)`` of the
 project's generator (:mod:`gnome_env.rng`). ``env.np_random`` is seeded as Gymnasium does
 but the env does not use it; no global random state is used.
@@ -58,10 +68,13 @@ rewards paid to the learner since its previous decision (round-end rewards and, 
 the game-end rewards of :mod:`gnome_env.rewards`, per applied action as the AEC env sums
 them). When the game is over the episode ends: ``truncated=True`` if the last round ended at
 the turn cap (R17, ``round_results[-1].ended_by == "turn_cap"``), else ``terminated=True``.
-``info`` always holds ``action_mask`` (int8, all zeros once the game is over) and
-``learner_seat``; if a round ended since the learner's previous decision it also holds the
-AEC env's round keys ``round``, ``round_scores``, ``layout_scores``, ``first_out``,
-``ended_by``, ``totals`` (and ``winners`` at game end), with seats named ``"player_i"``.
+``info`` has the same keys with the same types after ``reset`` and every ``step``: the
+AEC env's (the table of :mod:`gnome_env.infos`, describing the round that ended since the
+learner's previous decision, blank if none did; per-seat arrays have one entry per seat of
+the largest count), plus ``action_mask`` (int8 [33], all zeros once the game is over) and
+``learner_seat`` (int). Every info has its own arrays. ``env.last_round`` holds the last
+finished round with agent names (:func:`gnome_env.rewards.round_info`), ``None`` until a
+round ends.
 
 Errors
 ------
@@ -77,6 +90,10 @@ send legal actions.
 
 Version history
 ---------------
+* v1: the game stream of the project's own generator (see Seeding). Later changes, with no
+  change to observations, actions or rewards: ``info`` has one fixed structure on every
+  step (the round's results with agent names moved to ``env.last_round``);
+  ``num_players`` may be a list of seat counts; ``render_mode="rgb_array"``.
 * v0: initial release.
 """
 

@@ -36,13 +36,14 @@ code  name          meaning
 3     ``no_draw``   no card could be drawn (R17)
 ====  ============  =============================================================
 
-Every info has its own arrays, except in the AEC env's infos of steps after which no round
+Every info has its own arrays, except the AEC env's infos of steps after which no round
 ended (``round_ended == 0``): there the all-zero arrays are read-only and shared, which
-keeps the common step cheap. Seats are numbers (``player_i`` is seat ``i``). The round's
-results with agent names -- the dict these infos held before -- stay available as
-``env.last_round`` (see :func:`gnome_env.rewards.round_info`). The vector engine's ``info``
-arrays use the same codes (:mod:`gnome_env.vector`); :meth:`gnome_env.vector.KernelGame.step_info`
-builds these infos on the compiled path.
+keeps the common step cheap (the infos after ``reset`` and of absent seats have their own).
+Seats are numbers (``player_i`` is seat ``i``). The round's results with agent names -- the
+dict these infos held before -- stay available as ``env.last_round`` (see
+:func:`gnome_env.rewards.round_info`). The vector engine's ``info`` arrays use the same
+codes (:mod:`gnome_env.vector`); :meth:`gnome_env.vector.KernelGame.step_info` builds these
+infos on the compiled path.
 """
 
 from __future__ import annotations
