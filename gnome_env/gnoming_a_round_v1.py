@@ -20,7 +20,9 @@ illegal action raises ``ValueError`` and leaves the state unchanged.
 
 Keyword arguments: ``num_players`` (3..7, default 4, or a list of seat counts -- see
 below), ``reward_mode`` (``"win"``,
-``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``) and every
+``"score"``, ``"raw"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``,
+``"rgb_array"``: a uint8 (H, W, 3) picture of the table, :mod:`gnome_env.render_image`,
+one frame size per env) and every
 field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
 ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
 ``deck``). A bad value raises ``ValueError`` naming it.
@@ -32,9 +34,26 @@ Seat count drawn per game
 game seed (so a seed fixes both; see Seeding). ``possible_agents``, the
 observation, action and state spaces are those of the largest count and never change --
 what libraries that build their spaces once (RLlib) need to train one policy for every seat
-count. After a reset, ``agents`` is ``player_0 .. player_{n-1}``, ``env.config`` is the
-game's rules, and observing an agent that is not in the game raises ``ValueError``.
-Observations are the same size for every count (seats are padded to 7).
+count. After a reset, ``agents`` is ``player_0 .. player_{n-1}`` and ``env.config`` is the
+game's rules. Observations are the same size for every count (seats are padded to 7).
+
+Absent seats: a possible agent the current game does not have (``player_5`` in a 3-seat
+game) observes an all-zero ``observation`` and an all-zero ``action_mask`` (the same
+structure and space as every agent), and ``rewards``, ``terminations``, ``truncations``
+and ``infos`` answer for it -- 0.0, True, True (so that an ``all()`` over every possible
+agent equals one over the game's agents) and a blank info -- while their keys stay the
+game's agents, as PettingZoo's API requires. So libraries that read every possible agent
+at every step (TorchRL's ``PettingZooWrapper``) work unchanged. A name that is not a
+possible agent raises ``KeyError``.
+
+Before reset
+------------
+As PettingZoo's classic envs behind their wrappers: ``env()`` refuses ``agents``,
+``num_agents``, ``observe``, ``step``, ... before the first ``reset`` (as
+``OrderEnforcingWrapper`` does), while ``env().unwrapped`` -- a :class:`raw_env` view of the
+same env, without the checks -- and ``raw_env()`` answer ``possible_agents``, ``agents``
+(all possible agents until the first reset) and ``num_agents``. Stepping the unwrapped view
+is stepping ``raw_env`` (an illegal action raises ``ValueError``).
 
 Action space
 ------------
@@ -100,10 +119,22 @@ Rewards
 ``reward_mode="win"`` (default): at game end the winners split +1 and the others split -1
 (zero-sum; all 0 if everybody ties). ``"score"``: at each round end,
 (mean of the other seats' round scores - own round score) / 10 (zero-sum). ``"raw"``: at
-each round end, -own round score / 10. When a round ends, ``infos[agent]`` holds
-``round``, ``round_scores``, ``layout_scores``, ``first_out``, ``ended_by`` and ``totals``
-(and ``winners`` at game end) until that agent next acts. If the last round ended at the
-round cap (R17) the game is scored normally but reported as truncated, not terminated.
+each round end, -own round score / 10. If the last round ended at the round cap (R17) the
+game is scored normally but reported as truncated, not terminated.
+
+Infos
+-----
+Every agent's info has the same keys with the same numeric types after ``reset`` and every
+step (no ``None``, no strings, no key that comes and goes), the table of
+:mod:`gnome_env.infos`: ``round_ended``, ``round``, ``first_out`` (-1 or a seat),
+``ended_by`` (0 none, 1 endgame, 2 turn_cap, 3 no_draw), ``game_over``, ``num_players``
+(ints); ``round_scores``, ``layout_scores``, ``totals`` (int64) and ``winners`` (int8, 0/1)
+with one entry per possible agent, 0 for seats not in the game. When a round ends every
+agent's info describes it, until that agent next acts; otherwise the values are blank
+(-1, 0, zeros). ``env.last_round`` holds the last finished round of the current game with
+agent names (``{"round", "round_scores": {agent: score}, "layout_scores", "first_out":
+agent or None, "ended_by": name, "totals", "winners": [agents]}``, what the infos held
+before), ``None`` until a round ends.
 
 Speed
 -----
@@ -133,6 +164,11 @@ Version history
   same seed deals other cards. Game records are format version 2. ``gnoming_a_round_v0``
   and ``GnomingARound-v0`` are gone: importing or making them raises an error that names
   v1; version-1 records are refused with a message that names the version.
+  Later changes, with no change to observations, actions or rewards: ``infos`` have one
+  fixed structure on every step (the round's results with agent names moved to
+  ``env.last_round``); absent seats of a seat-count list observe as zeros instead of
+  raising; ``raw_env()`` and ``env().unwrapped`` answer ``agents`` before reset;
+  ``render_mode="rgb_array"``.
 * v0: initial release (deals from ``numpy.random.default_rng``). Later addition, with no
   change to any existing behaviour: ``num_players`` may be a list of seat counts (one drawn
   per reset).
@@ -140,6 +176,7 @@ Version history
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -153,13 +190,14 @@ from gnome_env import rng
 from gnome_env.config import RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
+from gnome_env.infos import blank_info, copy_info, round_end_info, shared_blank_info
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
 # KernelGame.step's codes (gnome_env.vector, which imports the kernels, is loaded lazily).
 KERNEL_ROUND_ENDED, KERNEL_GAME_OVER, KERNEL_ILLEGAL = -1, -2, -3
 
 ENV_NAME = "gnoming_a_round_v1"
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 ILLEGAL_ACTION_REWARD = -1.0
 
 
@@ -201,16 +239,40 @@ def check_render_mode(render_mode: object) -> str | None:
     return render_mode  # type: ignore[return-value]
 
 
-def render_game(game: Game, render_mode: str | None) -> str | None:
-    """Render for both environments: ``"ansi"`` returns the table, ``"human"`` prints it."""
+def render_game(game: Game, render_mode: str | None, slots: int | None = None) -> Any:
+    """Render for both environments: ``"ansi"`` returns the table, ``"human"`` prints it,
+    ``"rgb_array"`` returns its picture (:func:`gnome_env.render_image.render_rgb`, with
+    room for ``slots`` seats so that every frame of an env has one size)."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
         return None
+    if render_mode == "rgb_array":
+        from gnome_env.render_image import render_rgb
+
+        return render_rgb(game, slots)
     text = game.render()
     if render_mode == "human":
         print(text)
         return None
     return text
+
+
+class AbsentSeatDict(dict):
+    """A dict keyed by the agents in the game that also answers for the possible agents a
+    game does not have (seat-count mode): reading one of those (``absent``) gives ``value``
+    (or ``value()`` if it is callable) instead of a ``KeyError``. Its keys, length and
+    iteration are the agents in the game only, as PettingZoo's API requires."""
+
+    def __init__(self, items: Any, absent: frozenset[str], value: Any) -> None:
+        super().__init__(items)
+        self.absent = absent
+        self.value = value
+
+    def __missing__(self, key: str) -> Any:
+        if key in self.absent:
+            value = self.value
+            return value() if callable(value) else value
+        raise KeyError(key)
 
 
 class raw_env(AECEnv):
@@ -243,7 +305,17 @@ class raw_env(AECEnv):
         self.reward_mode = check_reward_mode(reward_mode)
         self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{i}" for i in range(n)]
+        # Before the first reset the agents are all possible agents, as PettingZoo's classic
+        # envs have them (env() hides this; its unwrapped view shows it).
+        self.agents = self.possible_agents[:]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        # The possible agents the current game does not have (seat-count mode), and the info
+        # of a step after which no round ended (gnome_env.infos).
+        self._absent: frozenset[str] = frozenset()
+        self._blank_info = shared_blank_info(n, n)
+        #: the finished round's results with agent names (gnome_env.rewards.round_info) --
+        #: what ``infos`` held before they became fixed arrays; None until a round ends
+        self.last_round: dict[str, Any] | None = None
         self.encoder, self.state_encoder = self._encoders[n]
         low, high = self.encoder.bounds()
         obs_space = gymnasium.spaces.Dict(
@@ -381,13 +453,28 @@ class raw_env(AECEnv):
             self._game = Game(self.config, game_seed)
             self._stop_kernel_game()
             seat = self._game.current_seat
-        self.agents = self.possible_agents[: self.config.num_players]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        n = self.config.num_players
+        self.agents = self.possible_agents[:n]
+        self._absent = frozenset(self.possible_agents[n:])
+        slots = len(self.possible_agents)
+        self._blank_info = shared_blank_info(slots, n)  # for the steps (read-only arrays)
+        self.last_round = None
+        self.rewards = self._seat_dict(0.0, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
+        self.terminations = self._seat_dict(False, True)
+        self.truncations = self._seat_dict(False, True)
+        blank = functools.partial(blank_info, slots, n)  # new arrays
+        self.infos: dict[str, dict] = self._seat_dict(None, blank)
+        for agent in self.agents:
+            self.infos[agent] = blank()
         self.agent_selection = self.possible_agents[seat]
+
+    def _seat_dict(self, value: Any, absent_value: Any) -> dict[str, Any]:
+        """``dict.fromkeys(agents, value)``; with absent seats an :class:`AbsentSeatDict` that
+        answers ``absent_value`` for them."""
+        if self._absent:
+            return AbsentSeatDict(dict.fromkeys(self.agents, value), self._absent, absent_value)
+        return dict.fromkeys(self.agents, value)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (all zeros unless it is to act)."""
@@ -396,13 +483,13 @@ class raw_env(AECEnv):
         if agent == self._obs_agent and agent == self.agent_selection:
             kgame = self._kernel_game  # the acting agent: its decision is in the buffers
             return {"observation": kgame.obs.copy(), "action_mask": kgame.mask.copy()}
-        seat = self._seat[agent]
-        if seat >= self.config.num_players:
-            raise ValueError(
-                f"{agent} is not in this game: it has {self.config.num_players} players "
-                f"({self.possible_agents[0]}..{self.possible_agents[self.config.num_players - 1]})"
-            )
+        seat = self._seat[agent]  # KeyError for a name that is not a possible agent
         mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        if seat >= self.config.num_players:  # an absent seat (seat-count mode): all zeros
+            return {
+                "observation": np.zeros(self.encoder.size, dtype=np.float32),
+                "action_mask": mask,
+            }
         if self._live:  # another agent, or the game is over
             return {"observation": self._kernel_game.observe(seat), "action_mask": mask}
         game = self._game
@@ -433,8 +520,11 @@ class raw_env(AECEnv):
                 code = KERNEL_ILLEGAL
             if code >= 0:  # the common case: no round ended, so every reward is 0.0
                 self._cumulative_rewards[agent] = 0.0
-                self.infos[agent] = {}
-                self.rewards = dict.fromkeys(self.agents, 0.0)  # see _after_apply
+                self.infos[agent] = self._blank_info()
+                if self._absent:
+                    self.rewards = self._seat_dict(0.0, 0.0)
+                else:
+                    self.rewards = dict.fromkeys(self.agents, 0.0)  # see _after_apply
                 self.agent_selection = self._obs_agent = self.possible_agents[code]
                 if self.render_mode == "human":
                     self.render()
@@ -474,16 +564,18 @@ class raw_env(AECEnv):
         and terminations from the kernel game's results, exactly as rewards.py makes them."""
         kgame = self._kernel_game
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
         rewards = kgame.rewards.tolist()
-        self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
-        info = kgame.round_info(self.agents)
+        self.rewards = self._seat_dict(0.0, 0.0)
         for a in self.agents:
-            self.infos[a] = dict(info)
+            self.rewards[a] = rewards[self._seat[a]]
+        self.last_round = kgame.round_info(self.agents)
+        info = kgame.step_info(len(self.possible_agents))
+        for a in self.agents:
+            self.infos[a] = copy_info(info)
         if code == KERNEL_GAME_OVER:
             truncated = kgame.truncated
-            self.terminations = dict.fromkeys(self.agents, not truncated)
-            self.truncations = dict.fromkeys(self.agents, truncated)
+            self.terminations = self._seat_dict(not truncated, True)
+            self.truncations = self._seat_dict(truncated, True)
         self._accumulate_rewards()
         if code == KERNEL_GAME_OVER:
             seat = (self._seat[agent] + 1) % len(self.agents)
@@ -497,21 +589,22 @@ class raw_env(AECEnv):
     def _after_apply(self, agent: str, rounds_before: int) -> None:
         game = self._game
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
+        self.infos[agent] = self._blank_info()
         rewards = rewards_after_action(self.reward_mode, game, rounds_before)
-        if rewards is None:
-            # No round ended: every reward is 0.0, and adding 0.0 changes no sum (they start
-            # at +0.0), so _accumulate_rewards is skipped.
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-        else:
-            self.rewards = {a: rewards[self._seat[a]] for a in self.agents}
-            info = round_info(game, self.agents)
+        self.rewards = self._seat_dict(0.0, 0.0)
+        if rewards is not None:
+            # (No round ended: every reward is 0.0, and adding 0.0 changes no sum -- they
+            # start at +0.0 -- so _accumulate_rewards is skipped.)
             for a in self.agents:
-                self.infos[a] = dict(info)
+                self.rewards[a] = rewards[self._seat[a]]
+            self.last_round = round_info(game, self.agents)
+            info = round_end_info(game, len(self.possible_agents))
+            for a in self.agents:
+                self.infos[a] = copy_info(info)
             if game.is_over:
                 truncated = ended_by_cap(game)
-                self.terminations = dict.fromkeys(self.agents, not truncated)
-                self.truncations = dict.fromkeys(self.agents, truncated)
+                self.terminations = self._seat_dict(not truncated, True)
+                self.truncations = self._seat_dict(truncated, True)
             self._accumulate_rewards()
         if game.is_over:
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.num_players]
@@ -520,9 +613,10 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """``"ansi"``: the table as text; ``"human"``: print it."""
-        return render_game(self._synced_game(), self.render_mode)
+    def render(self) -> Any:
+        """``"ansi"``: the table as text; ``"human"``: print it; ``"rgb_array"``: its picture,
+        uint8 (H, W, 3), the same size for every game of this env."""
+        return render_game(self._synced_game(), self.render_mode, len(self.possible_agents))
 
     def close(self) -> None:
         """Nothing to release."""
@@ -541,8 +635,19 @@ class CheckedEnv(raw_env):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        del self.agents  # refused before reset, as by OrderEnforcingWrapper
         self._has_reset = False
         self._illegal_terminated = False
+
+    @property
+    def unwrapped(self) -> raw_env:
+        """The environment without the checks, as PettingZoo's wrappers' ``unwrapped``: a
+        :class:`raw_env` sharing this env's state (every attribute), which answers
+        ``agents`` and ``num_agents`` before reset (all possible agents, as PettingZoo's
+        classic envs) and whose ``step`` raises ``ValueError`` on an illegal action."""
+        view = _UnwrappedView.__new__(_UnwrappedView)
+        view.__dict__ = self.__dict__  # one state, two sets of methods
+        return view
 
     @property
     def num_agents(self) -> int:
@@ -569,7 +674,7 @@ class CheckedEnv(raw_env):
             EnvLogger.error_state_before_reset()
         return super().state()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         """As raw_env, refused before reset."""
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
@@ -605,9 +710,9 @@ class CheckedEnv(raw_env):
         except ValueError:
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0.0
-            self.terminations = dict.fromkeys(self.agents, True)
-            self.truncations = dict.fromkeys(self.agents, True)
-            self.rewards = dict.fromkeys(self.agents, 0)  # ints, exactly as the wrapper
+            self.terminations = self._seat_dict(True, True)
+            self.truncations = self._seat_dict(True, True)
+            self.rewards = self._seat_dict(0, 0.0)  # ints, exactly as the wrapper
             self.rewards[agent] = ILLEGAL_ACTION_REWARD
             self._accumulate_rewards()
             self._deads_step_first()
@@ -620,6 +725,27 @@ class CheckedEnv(raw_env):
 
     def __str__(self) -> str:
         return ENV_NAME
+
+
+class _UnwrappedView(raw_env):
+    """``env().unwrapped``: raw_env's methods on a CheckedEnv's state (see
+    :attr:`CheckedEnv.unwrapped`). Never constructed by ``__init__``."""
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents of the current game; all possible agents before the first reset."""
+        agents = self.__dict__.get("agents")
+        return self.possible_agents[:] if agents is None else agents
+
+    @agents.setter
+    def agents(self, agents: list[str]) -> None:
+        self.__dict__["agents"] = agents
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game (the checked env then counts as reset too)."""
+        self._has_reset = True
+        self._illegal_terminated = False
+        super().reset(seed=seed, options=options)
 
 
 def env(**kwargs: Any) -> CheckedEnv:

@@ -20,21 +20,30 @@ module only routes decisions.
 
 Keyword arguments
 -----------------
-* ``num_players`` -- 3..7 (default 4).
+* ``num_players`` -- 3..7 (default 4), or a list of seat counts such as ``[3, 4, 5, 6, 7]``:
+  every ``reset`` then draws the game's seat count from the list, from the same stream as
+  the game seed (see Seeding), exactly as the AEC env does. The observation and action
+  spaces are the same for every count; ``possible_agents`` and the per-seat info arrays are
+  those of the largest count, ``env.config`` is the current game's rules.
 * ``opponents`` -- ``None`` (default): a :class:`~gnome_env.policies.RandomPolicy` per other
   seat, re-seeded at every ``reset`` from the episode seed, so the same reset seed gives the
   same episode. One policy: it plays every other seat (the same object). A list or tuple of
-  ``num_players - 1`` policies: ``opponents[k]`` plays seat ``(learner_seat + 1 + k) %
-  num_players``, i.e. the seats in turn order after the learner (so the list keeps its
-  meaning when the learner seat is drawn at random). ``env.seat_policies`` maps each other
-  seat to its policy for the current episode. Passed policies are used as they are: the
-  episode is reproducible only if they are deterministic or seeded by the caller.
-* ``learner_seat`` -- a seat ``0..num_players-1`` (default 0), or ``"random"``: drawn at
+  ``num_players - 1`` policies (with a list of seat counts: the largest count - 1, of which
+  a game with ``n`` seats uses the first ``n - 1``): ``opponents[k]`` plays seat
+  ``(learner_seat + 1 + k) % n``, i.e. the seats in turn order after the learner (so the
+  list keeps its meaning when the learner seat is drawn at random). ``env.seat_policies``
+  maps each other seat to its policy for the current episode. Passed policies are used as
+  they are: the episode is reproducible only if they are deterministic or seeded by the
+  caller.
+* ``learner_seat`` -- a seat ``0..n-1`` for the smallest count ``n`` (default 0), or
+  ``"random"``: drawn at
   every ``reset`` from the episode seed (``env.learner_seat`` and ``info["learner_seat"]``
   hold the current one).
 * ``reward_mode`` -- ``"win"`` (default), ``"score"`` or ``"raw"``, see :mod:`gnome_env.rewards`.
-* ``render_mode`` -- ``None``, ``"ansi"`` (``render()`` returns ``Game.render()``'s text) or
-  ``"human"`` (prints it after ``reset`` and every ``step``).
+* ``render_mode`` -- ``None``, ``"ansi"`` (``render()`` returns ``Game.render()``'s text),
+  ``"human"`` (prints it after ``reset`` and every ``step``) or ``"rgb_array"`` (``render()``
+  returns a uint8 (H, W, 3) picture of the table, :mod:`gnome_env.render_image`, one frame
+  size per env: what sb3's ``make_vec_env`` and video recorders ask for).
 * every field of :class:`gnome_env.RulesConfig` (``rotate_start``, ``discard_taken_card``,
   ``bounce_face_up``, ``max_turns_per_round``, ``first_out_tie_is_lowest``, ``rounds``,
   ``deck``), validated by :func:`gnome_env.gnoming_a_round_v1.make_config`.
@@ -44,9 +53,10 @@ A bad argument raises ``ValueError`` naming it.
 Seeding
 -------
 ``reset(seed=s)`` (``s`` in ``0 .. 2**63 - 1``) picks the game exactly as the AEC env does
--- game ``e`` after the seeded reset is ``Game(config, game_seed)`` with ``game_seed =
-gnome_env.vector.game_stream((s, 0), e)[0]`` -- so both environments deal the same game for
-the same reset seed, also for later unseeded resets. The learner seat (``"random"``) and
+-- game ``e`` after the seeded reset is ``Game(config with n seats, game_seed)`` with
+``game_seed, choice = gnome_env.rng.game_stream(s, 0, e, len(seat_counts))`` and ``n =
+seat_counts[choice]`` -- so both environments deal the same game for the same reset seed
+and ``num_players``, also for later unseeded resets. The learner seat (``"random"``) and
 the default opponents' seeds are drawn from the stream ``(rng.SEAT, game_seed)`` of the
 project's generator (:mod:`gnome_env.rng`). ``env.np_random`` is seeded as Gymnasium does
 but the env does not use it; no global random state is used.
@@ -58,10 +68,13 @@ rewards paid to the learner since its previous decision (round-end rewards and, 
 the game-end rewards of :mod:`gnome_env.rewards`, per applied action as the AEC env sums
 them). When the game is over the episode ends: ``truncated=True`` if the last round ended at
 the turn cap (R17, ``round_results[-1].ended_by == "turn_cap"``), else ``terminated=True``.
-``info`` always holds ``action_mask`` (int8, all zeros once the game is over) and
-``learner_seat``; if a round ended since the learner's previous decision it also holds the
-AEC env's round keys ``round``, ``round_scores``, ``layout_scores``, ``first_out``,
-``ended_by``, ``totals`` (and ``winners`` at game end), with seats named ``"player_i"``.
+``info`` has the same keys with the same types after ``reset`` and every ``step``: the
+AEC env's (the table of :mod:`gnome_env.infos`, describing the round that ended since the
+learner's previous decision, blank if none did; per-seat arrays have one entry per seat of
+the largest count), plus ``action_mask`` (int8 [33], all zeros once the game is over) and
+``learner_seat`` (int). Every info has its own arrays. ``env.last_round`` holds the last
+finished round with agent names (:func:`gnome_env.rewards.round_info`), ``None`` until a
+round ends.
 
 Errors
 ------
@@ -77,6 +90,10 @@ send legal actions.
 
 Version history
 ---------------
+* v1: the game stream of the project's own generator (see Seeding). Later changes, with no
+  change to observations, actions or rewards: ``info`` has one fixed structure on every
+  step (the round's results with agent names moved to ``env.last_round``);
+  ``num_players`` may be a list of seat counts; ``render_mode="rgb_array"``.
 * v0: initial release.
 """
 
@@ -91,7 +108,7 @@ import numpy as np
 
 from gnome_env import actions as A
 from gnome_env import rng
-from gnome_env.config import check_int
+from gnome_env.config import check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.gnoming_a_round_v1 import (
@@ -100,6 +117,7 @@ from gnome_env.gnoming_a_round_v1 import (
     make_config,
     render_game,
 )
+from gnome_env.infos import blank_info, round_end_info
 from gnome_env.policies import Policy, RandomPolicy
 from gnome_env.rewards import check_reward_mode, ended_by_cap, rewards_after_action, round_info
 
@@ -153,32 +171,37 @@ class GnomeSingleSeatEnv(gymnasium.Env):
 
     def __init__(
         self,
-        num_players: int = 4,
+        num_players: int | Sequence[int] = 4,
         opponents: Policy | Sequence[Policy] | None = None,
         learner_seat: int | str = 0,
         reward_mode: str = "win",
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
-        self.config = make_config(num_players, **rules)
-        n = self.config.num_players
+        # One seat count, or a list of them: each reset then draws one (see Seat counts).
+        self.seat_counts = seat_counts(num_players)
+        self.configs = {c: make_config(c, **rules) for c in sorted(set(self.seat_counts))}
+        n = max(self.configs)
+        fewest = min(self.configs)
+        self.config = self.configs[n]  # the current game's rules (set again by reset)
         self.reward_mode = check_reward_mode(reward_mode)
         self.render_mode = check_render_mode(render_mode)
         if learner_seat != RANDOM_SEAT and (
             isinstance(learner_seat, bool)
             or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < n
+            or not 0 <= learner_seat < fewest
         ):
             raise ValueError(
                 f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
-                f"{n - 1} (num_players={n}) or {RANDOM_SEAT!r}"
+                f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
             )
         self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
         self._stream_seed: int | None = None  # the games of reset: see Seeding
         self._episode = 0
         self._opponents = self._check_opponents(opponents, n)
         self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.encoder = ObservationEncoder(self.config)
+        self._encoders = {c: ObservationEncoder(cfg) for c, cfg in self.configs.items()}
+        self.encoder = self._encoders[n]
         low, high = self.encoder.bounds()
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
         self.action_space = LegalActionSpace(A.NUM_ACTIONS, self._sample_mask)
@@ -186,6 +209,9 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         self.learner_seat: int | None = None if learner_seat == RANDOM_SEAT else int(learner_seat)
         self.seat_policies: dict[int, Policy] = {}
         self._rounds_seen = 0  # round results the learner had seen at its previous decision
+        #: the last finished round's results with agent names (:func:`rewards.round_info`),
+        #: what ``info`` held before it became fixed arrays; None until a round ends
+        self.last_round: dict[str, Any] | None = None
 
     @staticmethod
     def _check_opponents(opponents: object, n: int) -> list[Policy] | Policy | None:
@@ -197,7 +223,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             if len(opponents) != n - 1:
                 raise ValueError(
                     f"opponents has {len(opponents)} policies: must have one per other seat, "
-                    f"{n - 1} for num_players={n}"
+                    f"{n - 1} for {n} players (the largest seat count)"
                 )
             for k, policy in enumerate(opponents):
                 if not _is_policy(policy):
@@ -228,8 +254,13 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             self._stream_seed, self._episode = rng.entropy_seed(), 0
         else:
             self._episode += 1
-        episode_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
-        n = self.config.num_players
+        episode_seed, choice = rng.game_stream(
+            self._stream_seed, 0, self._episode, len(self.seat_counts)
+        )
+        episode_seed = int(episode_seed)
+        n = self.seat_counts[int(choice)]
+        self.config = self.configs[n]
+        self.encoder = self._encoders[n]
         if self._seat_choice == RANDOM_SEAT:
             self.learner_seat = rng.draw_index(n, rng.SEAT, episode_seed)
         learner = self.learner_seat
@@ -237,12 +268,13 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         if self._opponents is None:
             seeds = [rng.derive_seed(rng.SEAT, episode_seed, 1, k) for k in range(n - 1)]
             self.seat_policies = {s: RandomPolicy(x) for s, x in zip(others, seeds, strict=True)}
-        elif isinstance(self._opponents, list):
-            self.seat_policies = dict(zip(others, self._opponents, strict=True))
+        elif isinstance(self._opponents, list):  # the first n - 1 (all but in seat-count mode)
+            self.seat_policies = dict(zip(others, self._opponents[: n - 1], strict=True))
         else:
             self.seat_policies = dict.fromkeys(others, self._opponents)
         self.game = Game(self.config, episode_seed)
         self._rounds_seen = 0
+        self.last_round = None
         self._play_others(0.0)  # no round can end before the learner's first decision
         if self.render_mode == "human":
             self.render()
@@ -291,12 +323,15 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         return self.encoder.encode(self.game, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "action_mask": self.action_masks().astype(np.int8),
-            "learner_seat": self.learner_seat,
-        }
-        if len(self.game.round_results) > self._rounds_seen:  # a round ended since last decision
-            info.update(round_info(self.game, self.possible_agents))
+        game = self.game
+        slots = len(self.possible_agents)
+        if len(game.round_results) > self._rounds_seen:  # a round ended since last decision
+            self.last_round = round_info(game, self.possible_agents[: game.num_players])
+            info = round_end_info(game, slots)
+        else:
+            info = blank_info(slots, game.num_players)
+        info["action_mask"] = self.action_masks().astype(np.int8)
+        info["learner_seat"] = self.learner_seat
         return info
 
     def action_masks(self) -> np.ndarray:
@@ -314,11 +349,12 @@ class GnomeSingleSeatEnv(gymnasium.Env):
             return None
         return game.legal_mask()
 
-    def render(self) -> str | None:
-        """``"ansi"``: the table as text; ``"human"``: print it."""
+    def render(self) -> Any:
+        """``"ansi"``: the table as text; ``"human"``: print it; ``"rgb_array"``: its
+        picture, uint8 (H, W, 3), the same size for every game of this env."""
         if self.render_mode is not None and self.game is None:
             raise gymnasium.error.ResetNeeded("call reset() before render()")
-        return render_game(self.game, self.render_mode)
+        return render_game(self.game, self.render_mode, len(self.possible_agents))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -111,15 +111,16 @@ import numpy as np
 
 from gnome_env import _kernels as K
 from gnome_env import actions as A
-from gnome_env import rng
+from gnome_env import infos, rng
 from gnome_env.cards import HAZARD, MULLIGAN, parse_card
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game, check_stacked_decks, deal_order
 from gnome_env.rewards import REWARD_MODES, check_reward_mode
 
-#: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``).
-ENDED_BY = ("", "endgame", "turn_cap", "no_draw")
+#: ``info["ended_by"]`` codes: index into this tuple (``RoundResult.ended_by``); the same
+#: codes as the environments' infos (:mod:`gnome_env.infos`).
+ENDED_BY = infos.ENDED_BY
 MAX_SEED = rng.MAX_SEED
 
 
@@ -715,6 +716,35 @@ class KernelGame:
     def truncated(self) -> bool:
         """Whether the game ended with its last round at the turn cap (R17)."""
         return bool(self.results[K.R_TRUNCATED])
+
+    def step_info(self, slots: int) -> dict[str, Any]:
+        """:func:`gnome_env.infos.round_end_info` of the round the last step ended, from the
+        results row (same keys, types and values), with per-seat arrays of length ``slots``."""
+        res = self.results
+        n = self.num_players
+        over = int(res[K.R_DONE] != 0)
+        winners = np.zeros(slots, dtype=np.int8)
+        if over:
+            winners[:n] = res[K.R_WINNERS : K.R_WINNERS + n] != 0
+
+        def seats(column: int) -> np.ndarray:
+            out = np.zeros(slots, dtype=np.int64)
+            out[:n] = res[column : column + n]
+            return out
+
+        info = {
+            "round_ended": 1,
+            "round": int(res[K.R_ROUND]),
+            "round_scores": seats(K.R_ROUND_SCORES),
+            "layout_scores": seats(K.R_LAYOUT_SCORES),
+            "totals": seats(K.R_TOTALS),
+            "first_out": int(res[K.R_FIRST_OUT]),
+            "ended_by": int(res[K.R_ENDED_BY]),
+            "game_over": over,
+            "winners": winners,
+            "num_players": n,
+        }
+        return info
 
     def round_info(self, agents: Sequence[str]) -> dict[str, Any]:
         """:func:`gnome_env.rewards.round_info` of the round the last step ended (same keys,

@@ -14,6 +14,7 @@ from gnome_env import actions as A
 from gnome_env import gnoming_a_round_v1
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Phase
+from gnome_env.infos import ENDED_BY
 from gnome_env.testing import permute_hidden_cards
 
 SEATS = [3, 4, 5, 6, 7]
@@ -76,8 +77,9 @@ def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_age
         for agent in env.agent_iter():
             acted.add(agent)
             *_, info = env.last()
-            if "round_scores" in info:
-                assert list(info["round_scores"]) == players
+            assert info["num_players"] == n
+            for key in ("round_scores", "layout_scores", "totals", "winners"):
+                assert info[key].shape == (7,) and not info[key][n:].any()
             env.step(random_action(env, rng))
         assert acted == set(players)
         assert env.game.num_players == n
@@ -88,14 +90,41 @@ def test_seat_count_list_draws_every_count_from_the_seed_with_fixed_possible_age
         assert again.config.num_players == n
 
 
-def test_seat_count_list_refuses_to_observe_an_agent_not_in_the_game():
+def test_seat_count_list_absent_seats_observe_all_zeros_and_read_as_done():
+    """A possible agent the game does not have (seat-count mode) observes an all-zero
+    observation and mask of the usual structure; rewards, terminations, truncations and
+    infos answer for it (0.0, True, True, a blank info) without listing it, so libraries
+    that read every possible agent (TorchRL) work, and PettingZoo's key checks still hold."""
     env = gnoming_a_round_v1.env(num_players=[3, 7])
+    space = env.observation_space("player_5")
     for seed in range(20):
         env.reset(seed=seed)
         if env.config.num_players == 3:
             break
-    with pytest.raises(ValueError, match="player_5 is not in this game: it has 3 players"):
-        env.observe("player_5")
+    assert env.config.num_players == 3
+    rng = random.Random(0)
+    steps = 0
+    while env.agents:
+        for absent in ("player_3", "player_6"):
+            obs = env.observe(absent)
+            assert obs.keys() == {"observation", "action_mask"}
+            assert space.contains(obs)
+            assert not obs["observation"].any() and not obs["action_mask"].any()
+            assert env.rewards[absent] == 0.0
+            assert env.terminations[absent] is True and env.truncations[absent] is True
+            assert env.infos[absent].keys() == env.infos[env.agent_selection].keys()
+            assert env.infos[absent]["round_ended"] == 0 and env.infos[absent]["num_players"] == 3
+        assert set(env.rewards) == set(env.terminations) == set(env.infos) == set(env.agents)
+        assert "player_3" not in env.infos and len(env.infos) == len(env.agents)
+        present = env.observe("player_0")
+        assert present["observation"].any()  # a present seat is not zeros
+        env.step(random_action(env, rng))
+        steps += 1
+    assert steps > 50
+    with pytest.raises(KeyError):
+        env.observe("player_7")  # not a possible agent at all
+    with pytest.raises(KeyError):
+        env.rewards["player_7"]
 
 
 @pytest.mark.parametrize("num_players", [3, 7])
@@ -124,7 +153,7 @@ def test_metadata_spaces_and_same_observation_size_for_every_seat_count():
         env = gnoming_a_round_v1.env(num_players=n)
         assert env.metadata["name"] == "gnoming_a_round_v1"
         assert env.metadata["is_parallelizable"] is False
-        assert set(env.metadata["render_modes"]) == {"human", "ansi"}
+        assert set(env.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
         space = env.observation_space("player_0")
         assert space["action_mask"].shape == (A.NUM_ACTIONS,)
         assert space["action_mask"].dtype == np.int8
@@ -222,34 +251,51 @@ def test_score_and_raw_rewards_follow_the_round_scores(num_players):
 def test_round_end_infos_carry_scores_totals_and_winners():
     env = gnoming_a_round_v1.raw_env(num_players=3)
     env.reset(seed=2)
+    assert env.last_round is None
     rng = random.Random(0)
     seen_rounds = []
     while env.agents:
         agent = env.agent_selection
         info = env.infos[agent]
-        if "round" in info and info["round"] not in seen_rounds:
+        if info["round_ended"] and info["round"] not in seen_rounds:
             seen_rounds.append(info["round"])
             result = env.game.round_results[info["round"]]
-            assert info["round_scores"] == {f"player_{s}": result.round_scores[s] for s in range(3)}
-            assert info["layout_scores"]["player_1"] == result.layout_scores[1]
-            assert info["ended_by"] == result.ended_by
+            assert info["round_scores"].tolist() == list(result.round_scores)
+            assert info["layout_scores"].tolist() == list(result.layout_scores)
+            assert info["ended_by"] == ENDED_BY.index(result.ended_by) > 0
+            first_out = -1 if result.first_out is None else result.first_out
+            assert info["first_out"] == first_out
+            assert info["game_over"] == int(info["round"] == 2)
+            rich = env.last_round  # the same round with agent names, as infos held before
+            assert rich["round"] == info["round"]
+            assert rich["round_scores"] == {f"player_{s}": result.round_scores[s] for s in range(3)}
+            assert rich["ended_by"] == result.ended_by
+        elif not info["round_ended"]:
+            assert info["round"] == -1 and info["first_out"] == -1 and info["ended_by"] == 0
+            assert not info["round_scores"].any() and not info["winners"].any()
         env.step(random_action(env, rng))
     assert seen_rounds == [0, 1, 2]
 
 
-def test_game_end_info_names_winners_for_every_agent():
+def test_game_end_info_gives_winners_as_a_0_1_vector_for_every_agent():
     env = gnoming_a_round_v1.raw_env(num_players=4)
     env.reset(seed=8)
     rng = random.Random(0)
     while not env.game.is_over:
         env.step(random_action(env, rng))
-    winners = [f"player_{s}" for s in env.game.winners()]
+    winners = env.game.winners()
     for agent in env.agents:
-        assert env.infos[agent]["winners"] == winners
-        assert env.infos[agent]["totals"] == {
-            f"player_{s}": t for s, t in enumerate(env.game.totals)
-        }
+        info = env.infos[agent]
+        assert info["winners"].tolist() == [int(s in winners) for s in range(4)]
+        assert info["winners"].dtype == np.int8
+        assert info["totals"].tolist() == list(env.game.totals)
+        assert info["game_over"] == 1 and info["round_ended"] == 1
         assert env.terminations[agent] and not env.truncations[agent]
+    assert env.last_round["winners"] == [f"player_{s}" for s in winners]
+    assert env.last_round["totals"] == {f"player_{s}": t for s, t in enumerate(env.game.totals)}
+    # every agent has its own arrays
+    a, b = env.infos["player_0"], env.infos["player_1"]
+    assert not np.shares_memory(a["totals"], b["totals"])
 
 
 def test_round_cap_in_last_round_truncates_instead_of_terminating():
@@ -408,7 +454,7 @@ def test_checked_env_full_game_matches_standard_stack_step_by_step():
         ({"num_players": [3, 9]}, "num_players=\\[3, 9\\] is not allowed"),
         ({"num_players": "3"}, "num_players='3' is not allowed"),
         ({"reward_mode": "points"}, "reward_mode='points'"),
-        ({"render_mode": "rgb_array"}, "render_mode='rgb_array'"),
+        ({"render_mode": "rgb"}, "render_mode='rgb' is not allowed.*rgb_array"),
         ({"rounds": 0}, "rounds=0"),
         ({"max_turns_per_round": -3}, "max_turns_per_round=-3"),
         ({"colour": "red"}, "unknown rules field"),

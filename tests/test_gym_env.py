@@ -15,6 +15,7 @@ import gnome_env
 from gnome_env import NUM_ACTIONS
 from gnome_env.gnoming_a_round_v1 import raw_env
 from gnome_env.gym_env import ENV_ID, GnomeSingleSeatEnv
+from gnome_env.infos import ENDED_BY
 from gnome_env.policies import RandomPolicy
 
 EXTRA_INFO_KEYS = {"action_mask", "learner_seat"}
@@ -36,8 +37,9 @@ def play_episode(env: GnomeSingleSeatEnv, seed: int | None, learner_rng_seed: in
 def assert_infos_equal(a: dict, b: dict) -> None:
     assert a.keys() == b.keys()
     for key in a:
-        if key == "action_mask":
-            assert np.array_equal(a[key], b[key])
+        assert type(a[key]) is type(b[key]), key
+        if isinstance(a[key], np.ndarray):
+            assert a[key].dtype == b[key].dtype and np.array_equal(a[key], b[key]), key
         else:
             assert a[key] == b[key], key
 
@@ -92,13 +94,15 @@ def test_make_after_import_passes_kwargs_and_plays_a_whole_episode():
         assert unwrapped.game.current_seat == 2
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
         assert isinstance(reward, float)
-        if "round" in info:
+        if info["round_ended"]:
             rounds_reported.append(info["round"])
         if terminated or truncated:
             break
     assert unwrapped.game.is_over
     assert rounds_reported == [0, 1]
-    assert "winners" in info
+    assert info["game_over"] == 1
+    assert info["winners"].tolist() == [int(s in unwrapped.game.winners()) for s in range(5)]
+    assert unwrapped.last_round["winners"] == [f"player_{s}" for s in unwrapped.game.winners()]
     assert not info["action_mask"].any()
 
 
@@ -197,7 +201,7 @@ def test_learner_gets_exactly_what_the_aec_env_gives_its_seat(reward_mode, learn
         assert np.array_equal(obs, a_obs)
         assert reward == a_rew
         assert (terminated, truncated) == (a_term, a_trunc)
-        assert {k: v for k, v in info.items() if k not in EXTRA_INFO_KEYS} == a_info
+        assert_infos_equal({k: v for k, v in info.items() if k not in EXTRA_INFO_KEYS}, a_info)
         assert np.array_equal(info["action_mask"], d["action_mask"])
     returns = sum(step[1] for step in trace)
     aec_returns = sum(step[1] for step in seen)
@@ -273,10 +277,13 @@ def test_r17_turn_cap_truncates_the_episode():
     trace = play_episode(env, seed=0)
     _, reward, terminated, truncated, info = trace[-1]
     assert truncated is True and terminated is False
-    assert info["ended_by"] == "turn_cap"
-    assert info["winners"]
+    assert info["ended_by"] == ENDED_BY.index("turn_cap") == 2
+    assert env.last_round["ended_by"] == "turn_cap"
+    assert info["winners"].any()
     assert env.game.round_results[-1].turns == 2
-    assert reward == -info["round_scores"]["player_0"] / 10
+    assert (
+        reward == -info["round_scores"][0] / 10 == -env.last_round["round_scores"]["player_0"] / 10
+    )
 
 
 def test_game_that_ends_normally_is_terminated_not_truncated():
@@ -284,9 +291,9 @@ def test_game_that_ends_normally_is_terminated_not_truncated():
     trace = play_episode(env, seed=2)
     _, reward, terminated, truncated, info = trace[-1]
     assert terminated is True and truncated is False
-    assert info["ended_by"] != "turn_cap"
-    winners = info["winners"]
-    assert reward == (1.0 / len(winners) if "player_0" in winners else -1.0 / (3 - len(winners)))
+    assert info["ended_by"] in (ENDED_BY.index("endgame"), ENDED_BY.index("no_draw"))
+    winners = int(info["winners"].sum())
+    assert reward == (1.0 / winners if info["winners"][0] else -1.0 / (3 - winners))
 
 
 # ---------------------------------------------------------------------- errors
@@ -329,7 +336,10 @@ def test_step_before_reset_and_after_the_end_needs_a_reset():
         ({"learner_seat": True}, "learner_seat"),
         ({"learner_seat": "first"}, "learner_seat"),
         ({"reward_mode": "points"}, "reward_mode"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
+        ({"num_players": [3, 8]}, "num_players"),
+        ({"num_players": [3, 5], "learner_seat": 3}, "learner_seat"),
+        ({"num_players": [3, 5], "opponents": [RandomPolicy()] * 2}, "opponents"),
         ({"num_players": 8}, "num_players"),
         ({"rounds": 0}, "rounds"),
         ({"max_turns_per_round": 0}, "max_turns_per_round"),

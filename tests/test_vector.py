@@ -108,7 +108,12 @@ def check_step(vec, shadows, actions, result, rules, mode, stats) -> None:
         assert info["round_ended"][b] == ended
         assert info["num_players"][b] == n and info["game_seed"][b] == game.seed
         if ended:
-            got = env.infos[agent]
+            fixed = env.infos[agent]  # the AEC env's info: the vector engine's codes
+            assert fixed["round_ended"] == 1 and fixed["ended_by"] == info["ended_by"][b]
+            assert fixed["first_out"] == info["first_out"][b] and fixed["round"] == info["round"][b]
+            assert fixed["totals"][:n].tolist() == info["totals"][b, :n].tolist()
+            assert fixed["winners"][:n].tolist() == info["winners"][b, :n].astype(int).tolist()
+            got = env.last_round  # the same round with agent names
             stats["ended_by"].add(got["ended_by"])
             assert info["round"][b] == got["round"]
             assert ENDED_BY[info["ended_by"][b]] == got["ended_by"]
@@ -122,7 +127,7 @@ def check_step(vec, shadows, actions, result, rules, mode, stats) -> None:
         if done[b]:
             stats["games"] += 1
             winners = [sh.agents[s] for s in range(n) if info["winners"][b, s]]
-            assert winners == env.infos[agent]["winners"]
+            assert winners == env.last_round["winners"]
             assert tuple(np.flatnonzero(info["winners"][b])) == game.winners()
             assert info["totals"][b, :n].tolist() == game.totals
             assert info["round_scores"][b, :n].tolist() == list(game.round_results[-1].round_scores)
