@@ -9,9 +9,11 @@ For each seat count it plays ``--games`` games (seeds ``seed + i``) with the age
 (``act`` on the encoded observation, from the call to the answer) and prints decisions
 per game, the mean, median, p99 and max in milliseconds, and, for agents that count them
 (``searched``), the share of decisions that ran rollouts. The ``--reference`` agent (by
-default none) is timed the same way in the same run, on the same games. The first
-decision of each agent is not timed (numba compiles there). Figures depend on the
-machine's load; the run prints the load average at the start and end.
+default none) is timed the same way in the same run, on the same games. Before timing,
+each agent is warmed up on a separate game (seed ``seed - 1``) until it has decided once
+(and, for a searching agent, searched once): numba loads or compiles its code there.
+Figures depend on the machine's load; the run prints the load average at the start and
+end.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
     enc = ObservationEncoder(rules)
     expert = game_decider(rules)
     agent = make_agent(spec, seed, rules)
+    warm_up(agent, rules, enc, expert, seed - 1)
     times: list[float] = []
-    warm = False
+    searched_before = getattr(agent, "searched", 0)
     for i in range(games):
         game = Game(rules, seed + i)
         me = i % n
@@ -53,10 +56,7 @@ def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
             obs, mask = enc.encode(game, seat), game.legal_mask()
             start = time.perf_counter()
             action = agent.act(obs, mask)
-            spent = time.perf_counter() - start
-            if warm:
-                times.append(spent)
-            warm = True
+            times.append(time.perf_counter() - start)
             game.apply(action)
     ms = np.array(times) * 1000.0
     out = {
@@ -71,8 +71,21 @@ def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
     }
     searched = getattr(agent, "searched", None)
     if searched is not None:
-        out["searched_share"] = searched / (len(ms) + 1)
+        out["searched_share"] = (searched - searched_before) / len(ms)
     return out
+
+
+def warm_up(agent, rules, enc, expert, seed: int) -> None:
+    """Let ``agent`` decide (and search, if it counts searches) at least once."""
+    from gnome_env import Game
+
+    game = Game(rules, max(seed, 0))
+    while not game.is_over:
+        seat = game.current_seat
+        action = agent.act(enc.encode(game, seat), game.legal_mask())
+        if getattr(agent, "searched", 1) > 0:
+            return
+        game.apply(action)
 
 
 def main(argv: list[str] | None = None) -> int:
