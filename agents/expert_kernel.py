@@ -898,6 +898,17 @@ def expert_actions_batch(
     the tokens). The same result as ``agents.features.expert_actions`` computed in Python.
     """
     wf, wi, num_tokens = expert_tables(rules, agent)
+    tokens, masks = checked_batch(tokens, masks, num_tokens)
+    out = np.empty(tokens.shape[0], dtype=np.int64)
+    expert_batch(tokens, masks, wf.copy(), wi.copy(), out)
+    return out
+
+
+def checked_batch(
+    tokens: np.ndarray, masks: np.ndarray, num_tokens: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``tokens`` as contiguous int16 ``[N, num_tokens]`` and ``masks`` as contiguous bool
+    ``[N, 33]``, or a ValueError naming the shapes needed and given."""
     tokens = np.ascontiguousarray(tokens, dtype=np.int16)
     masks = np.ascontiguousarray(masks, dtype=np.bool_)
     if (
@@ -909,9 +920,7 @@ def expert_actions_batch(
             f"tokens [N, {num_tokens}] and masks [N, {NUM_ACTIONS}] are needed, got shapes "
             f"{tokens.shape} and {masks.shape}"
         )
-    out = np.empty(tokens.shape[0], dtype=np.int64)
-    expert_batch(tokens, masks, wf.copy(), wi.copy(), out)
-    return out
+    return tokens, masks
 
 
 def game_decider(rules: RulesConfig):

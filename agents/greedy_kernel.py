@@ -50,6 +50,7 @@ from agents.expert_kernel import (
     W_FPR,
     W_MEAN,
     card_of,
+    checked_batch,
     choose_discard_pile,
     estimate,
     expert_tables,
@@ -232,17 +233,7 @@ def greedy_actions_batch(tokens: np.ndarray, masks: np.ndarray, rules: RulesConf
     ``[N, 33]``; ``rules`` the game's rules (the seat count is read from the tokens).
     """
     wf, wi, num_tokens = expert_tables(rules)
-    tokens = np.ascontiguousarray(tokens, dtype=np.int16)
-    masks = np.ascontiguousarray(masks, dtype=np.bool_)
-    if (
-        tokens.ndim != 2
-        or tokens.shape[1] != num_tokens
-        or masks.shape != (tokens.shape[0], NUM_ACTIONS)
-    ):
-        raise ValueError(
-            f"tokens [N, {num_tokens}] and masks [N, {NUM_ACTIONS}] are needed, got shapes "
-            f"{tokens.shape} and {masks.shape}"
-        )
+    tokens, masks = checked_batch(tokens, masks, num_tokens)
     out = np.empty(tokens.shape[0], dtype=np.int64)
     greedy_batch(tokens, masks, wf.copy(), wi.copy(), out)
     return out

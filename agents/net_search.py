@@ -41,11 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.rollout_search import WIN_WEIGHT, evaluate
+from agents.rollout_search import WIN_WEIGHT, evaluate, rollout_buffers
 from gnome_env import _kernels as K
 from gnome_env.config import RulesConfig
 from gnome_env.information import SeatView, sample_game
-from gnome_env.vector import VectorGame, write_game_row
+from gnome_env.vector import write_game_row
 
 DEFAULT_SAMPLES = 32
 DEFAULT_MAX_STEPS = 5000
@@ -133,21 +133,7 @@ class NetSearchAgent:
 
     def _kernel_buffers(self) -> tuple:
         if self._buffers is None:
-            from agents.expert_kernel import expert_tables
-
-            vec = VectorGame(self.config, 1)
-            wf, wi, num_tokens = expert_tables(self.config)
-            self._buffers = (
-                vec,
-                np.zeros(vec._st.shape[1], dtype=vec._st.dtype),
-                np.zeros(vec._stk.shape[1:], dtype=vec._stk.dtype),
-                np.zeros(num_tokens, dtype=np.int16),
-                np.zeros(33, dtype=np.bool_),
-                np.zeros(7, dtype=np.float64),
-                np.zeros(K.NUM_RESULTS, dtype=np.int32),
-                wf.copy(),
-                wi.copy(),
-            )
+            self._buffers = rollout_buffers(self.config)
         return self._buffers
 
     def candidates(self, observation: np.ndarray, mask: np.ndarray) -> list[int]:

@@ -121,6 +121,25 @@ def root_expert(row, stack, prm, kcode, kcount, g, cards, tokens, legal, wf, wi)
     return expert_decide(tokens, legal, wf, wi)
 
 
+def rollout_buffers(rules: RulesConfig) -> tuple:
+    """What :func:`evaluate` works in, for games under ``rules``: a one-game
+    :class:`~gnome_env.vector.VectorGame` (its tables), a state row, card stacks, token
+    and legal-mask buffers, reward and result buffers, and Expert's own tables."""
+    vec = VectorGame(rules, 1)
+    wf, wi, num_tokens = expert_tables(rules)
+    return (
+        vec,
+        np.zeros(vec._st.shape[1], dtype=vec._st.dtype),
+        np.zeros(vec._stk.shape[1:], dtype=vec._stk.dtype),
+        np.zeros(num_tokens, dtype=np.int16),
+        np.zeros(33, dtype=np.bool_),
+        np.zeros(7, dtype=np.float64),
+        np.zeros(K.NUM_RESULTS, dtype=np.int32),
+        wf.copy(),
+        wi.copy(),
+    )
+
+
 class ExpertRolloutAgent(BotAgent):
     """Expert improved by one step of Expert-played rollouts (see the module docstring)."""
 
@@ -145,22 +164,7 @@ class ExpertRolloutAgent(BotAgent):
     def _buffers(self, rules: RulesConfig) -> tuple:
         hit = self._tables.get(rules)
         if hit is None:
-            vec = VectorGame(rules, 1)
-            wf, wi, num_tokens = expert_tables(rules)
-            kinds = len(rules.deck.kinds)
-            hit = (
-                vec,
-                np.zeros(vec._st.shape[1], dtype=vec._st.dtype),
-                np.zeros(vec._stk.shape[1:], dtype=vec._stk.dtype),
-                np.zeros(num_tokens, dtype=np.int16),
-                np.zeros(33, dtype=np.bool_),
-                np.zeros(7, dtype=np.float64),
-                np.zeros(K.NUM_RESULTS, dtype=np.int32),
-                wf.copy(),
-                wi.copy(),
-                kinds,
-            )
-            self._tables[rules] = hit
+            hit = self._tables[rules] = (*rollout_buffers(rules), len(rules.deck.kinds))
         return hit
 
     def decide(self, view: SeatView) -> int:

@@ -15,6 +15,8 @@ pytestmark = pytest.mark.skipif(not K.COMPILED, reason="the netsearch agent need
 
 pytest.importorskip("torch")
 
+from test_rollout_search import python_rollout  # noqa: E402  (Python Expert to round end)
+
 from agents.expert import ExpertAgent  # noqa: E402
 from agents.learned import PolicyAgent  # noqa: E402
 from agents.net_search import NetSearchAgent  # noqa: E402
@@ -43,23 +45,6 @@ def positions(rules: RulesConfig, seed: int, every: int, limit: int):
                 found += 1
             step += 1
         game.apply(legal[rng.randrange(len(legal))])
-
-
-def python_value(sample: Game, action: int, seat: int, expert: ExpertAgent) -> float:
-    """The action, then every seat plays the Python Expert to the end of the round; the
-    seat's value: the others' mean round score minus its own (R22), plus 30 points times
-    its share of the win if the game ended (R23)."""
-    sim = sample.copy()
-    rounds = len(sim.round_results)
-    sim.apply(action)
-    while len(sim.round_results) == rounds:
-        sim.apply(expert.decide(SeatView.from_game(sim, sim.current_seat)))
-    scores = sim.round_results[-1].round_scores
-    n = sim.num_players
-    value = sum(scores[o] for o in range(n) if o != seat) / (n - 1) - scores[seat]
-    if sim.is_over and seat in sim.winners():
-        value += 30.0 / len(sim.winners())
-    return value
 
 
 def test_where_the_network_is_sure_it_plays_the_network_without_search():
@@ -97,7 +82,7 @@ def test_close_calls_follow_the_rule_on_python_expert_rollouts(players):
         rng = np.random.default_rng(9)  # the agent's generator: it draws the samples in order
         view = SeatView.from_game(game, seat)
         samples = [sample_game(view, rng) for _ in range(3)]
-        values = np.array([[python_value(s, a, seat, expert) for a in cands] for s in samples])
+        values = np.array([[python_rollout(s, a, seat, expert) for a in cands] for s in samples])
         gains = values[:, 1:] - values[:, :1]
         mean, var = gains.mean(0), np.maximum(gains.var(0, ddof=1) / 3, 1e-12)
         logp = np.log(plain.distribution(obs, mask).astype(np.float64)[cands])

@@ -70,15 +70,20 @@ def test_shipped_policy_beats_random_play(name, n):
     assert result.stats[0].win_rate >= 0.8
 
 
-def test_the_distilled_policy_is_the_recipes_fit():
-    """agents/policies/distill_3to7 is configs/qdistill.yaml's run: the same settings in its
-    config.yaml and in the checkpoint's summary (apart from the stage last run), a network
-    with features and hint, and a play margin taken from the recipe's list."""
+@pytest.mark.parametrize(
+    ("policy", "recipe_file"),
+    [("distill_3to7", "qdistill.yaml"), ("distill2_3to7", "qdistill2.yaml")],
+)
+def test_the_distilled_policy_is_the_recipes_fit(policy, recipe_file):
+    """agents/policies/distill_3to7 is configs/qdistill.yaml's run (distill2_3to7:
+    qdistill2.yaml's): the same settings in its config.yaml and in the checkpoint's summary
+    (apart from the stage last run), a network with features and hint, and a play margin
+    taken from the recipe's list."""
     from training.qdistill import QDistillConfig
 
-    recipe = build_config(QDistillConfig, ROOT / "configs" / "qdistill.yaml")
-    shipped = build_config(QDistillConfig, POLICIES / "distill_3to7" / "config.yaml")
-    data = read_checkpoint(POLICIES / "distill_3to7" / "policy.pt", RulesConfig())
+    recipe = build_config(QDistillConfig, ROOT / "configs" / recipe_file)
+    shipped = build_config(QDistillConfig, POLICIES / policy / "config.yaml")
+    data = read_checkpoint(POLICIES / policy / "policy.pt", RulesConfig())
     summary = data["training_summary"]
     for field, spec in QDistillConfig.__dataclass_fields__.items():
         if field != "stage":  # a setting added after the fit has the default it ran with
@@ -89,8 +94,8 @@ def test_the_distilled_policy_is_the_recipes_fit():
     assert summary["train_positions"] + summary["holdout_positions"] == 240_000
 
 
-@pytest.mark.parametrize("n", [3, 7])
-def test_distilled_policy_beats_random_play(n):
-    spec = f"ppo:{POLICIES / 'distill_3to7' / 'policy.pt'}"
+@pytest.mark.parametrize(("policy", "n"), [("distill_3to7", 3), ("distill2_3to7", 7)])
+def test_distilled_policy_beats_random_play(policy, n):
+    spec = f"ppo:{POLICIES / policy / 'policy.pt'}"
     result = run_arena([spec] + ["random"] * (n - 1), n, 6 * n, seed=11, progress=False)
     assert result.stats[0].win_rate >= 0.8
