@@ -41,11 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.rollout_search import WIN_WEIGHT, evaluate, rollout_buffers
+from agents.rollout_search import WIN_WEIGHT, evaluate, rollout_buffers, write_samples
 from gnome_env import _kernels as K
 from gnome_env.config import RulesConfig
-from gnome_env.information import SeatView, sample_game
-from gnome_env.vector import write_game_row
+from gnome_env.information import SeatView
 
 DEFAULT_SAMPLES = 32
 DEFAULT_MAX_STEPS = 5000
@@ -168,10 +167,7 @@ class NetSearchAgent:
         rows = np.zeros((k, g.shape[0]), dtype=g.dtype)
         stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
         seeds = np.zeros(k, dtype=np.int64)
-        for i in range(k):
-            game = sample_game(view, self.rng)
-            write_game_row(game, rows[i], stacks[i], vec._kind)
-            seeds[i] = game.seed
+        write_samples(view, self.rng, rows, stacks, seeds, vec._kind)
         values = np.zeros((k, len(cands)), dtype=np.float64)
         done = evaluate(
             rows, stacks, seeds, np.array(cands, dtype=np.int64), view.seat, vec._prm,

@@ -140,6 +140,19 @@ def rollout_buffers(rules: RulesConfig) -> tuple:
     )
 
 
+def write_samples(
+    view: SeatView, rng: np.random.Generator, rows: np.ndarray, stacks: np.ndarray,
+    seeds: np.ndarray, kind: np.ndarray,
+) -> None:  # fmt: skip
+    """Fill ``rows[i]``, ``stacks[i]`` and ``seeds[i]`` with ``len(rows)`` complete games
+    sampled from ``view`` (:func:`gnome_env.information.sample_game`, drawn from ``rng`` in
+    order), as kernel rows for :func:`evaluate`; ``kind`` is the VectorGame's card table."""
+    for i in range(len(rows)):
+        game = sample_game(view, rng)
+        write_game_row(game, rows[i], stacks[i], kind)
+        seeds[i] = game.seed
+
+
 class ExpertRolloutAgent(BotAgent):
     """Expert improved by one step of Expert-played rollouts (see the module docstring)."""
 
@@ -177,10 +190,7 @@ class ExpertRolloutAgent(BotAgent):
         rows = np.zeros((k, g.shape[0]), dtype=g.dtype)
         stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
         seeds = np.zeros(k, dtype=np.int64)
-        for i in range(k):
-            game = sample_game(view, self.rng)
-            write_game_row(game, rows[i], stacks[i], vec._kind)
-            seeds[i] = game.seed
+        write_samples(view, self.rng, rows, stacks, seeds, vec._kind)
         prm, kcode, kcount, canon = vec._prm, vec._kcode, vec._kcount, vec._canon
         expert = int(
             root_expert(rows[0], stacks[0], prm, kcode, kcount, g, cards, tokens, mask, wf, wi)

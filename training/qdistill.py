@@ -149,12 +149,12 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
     """Positions and measured advantages of one chunk: a pure function of (seed, worker,
     chunk) and the config."""
     from agents.expert_kernel import expert_batch, expert_tables
-    from agents.rollout_search import evaluate
+    from agents.rollout_search import evaluate, write_samples
     from gnome_env import _kernels as K
     from gnome_env import rng as grng
     from gnome_env.config import RulesConfig
-    from gnome_env.information import SeatView, sample_game
-    from gnome_env.vector import VectorGame, write_game_row
+    from gnome_env.information import SeatView
+    from gnome_env.vector import VectorGame
 
     rules = RulesConfig()
     key = grng.derive_seed(grng.ARENA, cfg.seed, 1000 + worker, chunk + 1)
@@ -197,10 +197,7 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
                 if pick.random() >= cfg.record_prob:
                     continue
                 view = SeatView.from_tokens(tokens[b], masks[b], rules)
-                for i in range(k):
-                    sample = sample_game(view, pick)
-                    write_game_row(sample, rows[i], stacks[i], vec._kind)
-                    seeds[i] = sample.seed
+                write_samples(view, pick, rows, stacks, seeds, vec._kind)
                 values = np.zeros((k, legal.size), dtype=np.float64)
                 evaluate(
                     rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
