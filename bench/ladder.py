@@ -46,6 +46,7 @@ def write_summary(out: Path) -> str:
                 settings["lineup"][1],
                 n,
                 settings["games"],
+                settings.get("seed"),
                 first["win_rate"],
                 first["ci_low"],
                 first["ci_high"],
@@ -55,23 +56,40 @@ def write_summary(out: Path) -> str:
             )
         )
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    # a note under the title (lines starting with ">", e.g. which rows were measured on
+    # which environment version) is kept when the table is rebuilt
+    readme = out / "README.md"
+    old = readme.read_text(encoding="utf-8").splitlines() if readme.exists() else []
+    body = old[1:]
+    while body and not body[0].strip():
+        body.pop(0)
+    note = []
+    for line in body:  # the ">" lines and the blank lines between them
+        if not (line.startswith(">") or not line.strip()):
+            break
+        note.append(line)
+    while note and not note[-1].strip():
+        note.pop()
     lines = [
         "# Strength ladder",
         "",
+        *note,
+        *([""] if note else []),
         "One stronger bot against n-1 copies of a weaker one; seat-rotated, common deals, "
         "95% interval over deals (see docs/arena.md). Produced by `python bench/ladder.py`.",
         "",
-        "| strong | weak | seats | games | strong win rate | 95% interval | 1/n | above 1/n | s |",
-        "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | ---: |",
+        "| strong | weak | seats | games | seed | strong win rate | 95% interval | 1/n | above 1/n "
+        "| s |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: |",
     ]
-    for strong, weak, n, games, rate, lo, hi, base, verdict, secs in rows:
+    for strong, weak, n, games, seed, rate, lo, hi, base, verdict, secs in rows:
         secs_text = f"{secs:.0f}" if secs is not None else ""
         lines.append(
-            f"| {strong} | {weak} | {n} | {games} | {rate:.3f} | [{lo:.3f}, {hi:.3f}] | "
+            f"| {strong} | {weak} | {n} | {games} | {seed} | {rate:.3f} | [{lo:.3f}, {hi:.3f}] | "
             f"{base:.3f} | {verdict} | {secs_text} |"
         )
     table = "\n".join(lines) + "\n"
-    (out / "README.md").write_text(table)
+    readme.write_text(table, encoding="utf-8")
     return table
 
 

@@ -2,7 +2,7 @@
 
 Run it::
 
-    gnome train --config configs/quickstart.yaml                 # ~8 minutes on 2 cores
+    gnome train --config configs/quickstart.yaml                 # ~11 minutes on 2 cores
     gnome train --config configs/full.yaml --output_dir runs/full
     gnome train --config configs/quickstart.yaml --total_steps 500000 --seed 3   # overrides
     gnome train --resume runs/quickstart                         # continue a killed run
