@@ -9,7 +9,7 @@ and the trained model then plays n-player games against the bots in the project'
 Run::
 
     python examples/sb3_maskable_vec_env.py --players 4 --steps 50000 --opponents greedy \
-        --eval-games 200 --out sb3_figures.json
+        --eval-games 200 --eval-opponents random,greedy,expert --out sb3_figures.json
 
 ``--players`` takes one seat count (``4``) or a list (``3,4,5``: every game draws its count).
 Tested with stable-baselines3 2.9.2, sb3-contrib 2.9.2, gymnasium 1.4.0, torch 2.13 (CPU).
@@ -47,9 +47,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-games", type=int, default=200, help="arena games per seat count")
     parser.add_argument("--n-steps", type=int, default=512, help="PPO rollout length per env")
     parser.add_argument("--log-dir", help="for evaluations.npz (default: a new temp dir)")
+    parser.add_argument(
+        "--eval-opponents", help="arena opponents, e.g. random,greedy,expert (default --opponents)"
+    )
+    parser.add_argument("--save", help="save the model here (the arena loads it as sb3:PATH)")
     parser.add_argument("--out", help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     args.players = [int(p) for p in args.players.split(",")]
+    args.eval_opponents = (args.eval_opponents or args.opponents).split(",")
     return args
 
 
@@ -109,6 +114,8 @@ def main(argv: list[str] | None = None) -> dict:
     }
     vec_env.close()
     eval_env.close()
+    if args.save:
+        model.save(args.save)
 
     # The trained model in the arena: one seat against n - 1 bots, seats rotated.
     figures["arena"] = []
@@ -116,13 +123,13 @@ def main(argv: list[str] | None = None) -> dict:
         f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  "
         f"{'1/n':>5}  {'round score':>11}"
     )
-    for n in dict.fromkeys(args.players):
-        lineup = [lambda seed, config: ModelAgent(model)] + [args.opponents] * (n - 1)
+    for n, bot in [(n, bot) for n in dict.fromkeys(args.players) for bot in args.eval_opponents]:
+        lineup = [lambda seed, config: ModelAgent(model)] + [bot] * (n - 1)
         result = run_arena(lineup, n, args.eval_games, seed=args.seed, workers=1, progress=False)
         me = result.stats[0]
         row = {
             "num_players": n,
-            "opponents": args.opponents,
+            "opponents": bot,
             "games": me.games,
             "win_rate": me.win_rate,
             "ci_low": me.ci_low,
@@ -132,10 +139,8 @@ def main(argv: list[str] | None = None) -> dict:
         }
         figures["arena"].append(row)
         ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
-        print(
-            f"{n:>5}  {args.opponents:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}  "
-            f"{me.mean_round_score:>11.2f}"
-        )
+        score = f"{me.mean_round_score:>11.2f}"
+        print(f"{n:>5}  {bot:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}  {score}")
     print(f"trained {model.num_timesteps} steps in {train_s:.1f} s")
     if args.out:
         with open(args.out, "w") as f:
