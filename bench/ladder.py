@@ -65,7 +65,7 @@ def write_summary(out: Path) -> str:
         body.pop(0)
     note = []
     for line in body:  # the ">" lines and the blank lines between them
-        if not (line.startswith(">") or not line.strip()):
+        if line.strip() and not line.startswith(">"):
             break
         note.append(line)
     while note and not note[-1].strip():

@@ -33,6 +33,7 @@ from stable_baselines3.common.vec_env import SubprocVecEnv
 import gnome_env  # noqa: F401  (registers gnome_env/GnomingARound-v1)
 from agents.arena import run_arena
 from agents.registry import make_agent
+from agents.sb3_agent import SB3Agent  # the model's most likely legal action
 from gnome_env import RulesConfig
 
 ENV_ID = "gnome_env/GnomingARound-v1"
@@ -56,17 +57,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.players = [int(p) for p in args.players.split(",")]
     args.eval_opponents = (args.eval_opponents or args.opponents).split(",")
     return args
-
-
-class ModelAgent:
-    """The trained model as an arena player: ``act(observation, mask) -> action``."""
-
-    def __init__(self, model: MaskablePPO) -> None:
-        self.model = model
-
-    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        action, _ = self.model.predict(observation, action_masks=mask, deterministic=True)
-        return int(action)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -124,7 +114,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"{'1/n':>5}  {'round score':>11}"
     )
     for n, bot in [(n, bot) for n in dict.fromkeys(args.players) for bot in args.eval_opponents]:
-        lineup = [lambda seed, config: ModelAgent(model)] + [bot] * (n - 1)
+        lineup = [lambda seed, config: SB3Agent(model)] + [bot] * (n - 1)
         result = run_arena(lineup, n, args.eval_games, seed=args.seed, workers=1, progress=False)
         me = result.stats[0]
         row = {

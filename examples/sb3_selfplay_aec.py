@@ -41,6 +41,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents.arena import run_arena
+from agents.sb3_agent import SB3Agent  # the model's most likely legal action
 from gnome_env import gnoming_a_round_v1
 
 
@@ -90,17 +91,6 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observe(), reward, False, False, {}
 
 
-class ModelAgent:
-    """The trained model as an arena player: ``act(observation, mask) -> action``."""
-
-    def __init__(self, model):
-        self.model = model
-
-    def act(self, observation, mask):
-        action, _ = self.model.predict(observation, action_masks=mask, deterministic=True)
-        return int(action)
-
-
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="4", help="seat count or list, e.g. 4 or 3,4,5")
@@ -139,7 +129,7 @@ def main(argv=None):
     )
     for n in dict.fromkeys(args.players):
         for bot in ("random", "greedy", "expert"):
-            lineup = [lambda seed, config: ModelAgent(model)] + [bot] * (n - 1)
+            lineup = [lambda seed, config: SB3Agent(model)] + [bot] * (n - 1)
             result = run_arena(lineup, n, args.eval_games, seed=args.seed, progress=False)
             me = result.stats[0]
             figures["arena"].append(

@@ -404,13 +404,13 @@ def test_determinism_scope_a_two_thread_run_repeats_bit_for_bit(tmp_path):
     is part of the recipe: another count may round differently; not asserted, as that
     depends on the machine's math library.)"""
 
-    def weights_after(threads: int, name: str) -> dict[str, torch.Tensor]:
+    def weights_after(name: str) -> dict[str, torch.Tensor]:
         cfg = PPOConfig(
             seed=3, output_dir=str(tmp_path / name), total_steps=4 * 32 * 16, num_envs=32,
             rollout_steps=16, num_players=[3, 5, 7], bot_opponents=["greedy"],
             bot_fraction=0.3, self_play_fraction=0.5, minibatch_size=128, update_epochs=2,
             hidden=[256, 256], features=True, eval_interval=0, final_eval_games=0,
-            torch_threads=threads, progress=False, tensorboard=False,
+            torch_threads=2, progress=False, tensorboard=False,
         )  # fmt: skip
         cfg.validate()
         train(cfg)
@@ -418,7 +418,7 @@ def test_determinism_scope_a_two_thread_run_repeats_bit_for_bit(tmp_path):
 
     before = torch.get_num_threads()
     try:
-        a, b = weights_after(2, "a"), weights_after(2, "b")
+        a, b = weights_after("a"), weights_after("b")
     finally:
         torch.set_num_threads(before)
     assert a.keys() == b.keys()
