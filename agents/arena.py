@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +47,7 @@ from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.information import SeatView
 from gnome_env.policies import Policy
+from gnome_env.records import to_record
 
 #: A lineup entry: an agent spec string (``"random"``) or a factory ``(seed, config) -> agent``.
 AgentFactory = Callable[[int, RulesConfig], Policy]
@@ -195,6 +197,8 @@ def play_deal(
     rules_dict: Mapping[str, object],
     deal_seed: int,
     agent_seed: int,
+    record_rotations: Sequence[int] = (),
+    record_meta: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Play the ``num_players`` seat rotations of one deal; one record per game.
 
@@ -204,6 +208,12 @@ def play_deal(
     lists, by lineup entry: ``seats``, ``totals``, ``round_scores`` (one list per entry),
     ``ranks`` and ``win_shares``; plus ``rotation``, ``game_seed``, ``decisions`` and the
     final state's ``digest``.
+
+    The games of the rotations in ``record_rotations`` also get a ``"record"``: the game
+    record (:func:`gnome_env.records.to_record`) with a ``meta`` of ``record_meta`` plus
+    ``num_players``, ``lineup`` (entry labels), ``players`` (the label of the agent at each
+    seat), ``seats`` (the seat of each entry), ``rotation``, ``agent_seeds`` (by seat) and,
+    when ``record_meta`` has a ``deal``, ``game_index = deal * n + rotation``.
     """
     n = num_players
     if len(lineup_specs) != n:
@@ -213,9 +223,10 @@ def play_deal(
     records = []
     for rotation in range(n):
         seats = [(i + rotation) % n for i in range(n)]
+        entry_seeds = [agent_seed_for(agent_seed, rotation, i) for i in range(n)]
         deciders: list[Callable[[Game, int], object]] = [None] * n  # type: ignore[list-item]
         for i, entry in enumerate(lineup_specs):
-            agent = _build_agent(entry, agent_seed_for(agent_seed, rotation, i), config)
+            agent = _build_agent(entry, entry_seeds[i], config)
             decide = getattr(agent, "decide", None)
             fast = _compiled_expert(agent, config)
             if fast is not None:  # the compiled Expert: the same actions, faster
@@ -233,22 +244,52 @@ def play_deal(
             seat = game.current_seat
             game.apply(deciders[seat](game, seat))
         ranks, shares = game_outcome(game)
-        records.append(
-            {
-                "rotation": rotation,
-                "game_seed": deal_seed,
-                "seats": seats,
-                "totals": [game.totals[s] for s in seats],
-                "round_scores": [
-                    [result.round_scores[s] for result in game.round_results] for s in seats
-                ],
-                "ranks": [ranks[s] for s in seats],
-                "win_shares": [shares[s] for s in seats],
-                "decisions": len(game.actions),
-                "digest": game.digest(),
-            }
-        )
+        game_rec: dict[str, Any] = {
+            "rotation": rotation,
+            "game_seed": deal_seed,
+            "seats": seats,
+            "totals": [game.totals[s] for s in seats],
+            "round_scores": [
+                [result.round_scores[s] for result in game.round_results] for s in seats
+            ],
+            "ranks": [ranks[s] for s in seats],
+            "win_shares": [shares[s] for s in seats],
+            "decisions": len(game.actions),
+            "digest": game.digest(),
+        }
+        if rotation in record_rotations:
+            game_rec["record"] = to_record(
+                game, _game_meta(lineup_specs, seats, rotation, entry_seeds, record_meta)
+            )
+        records.append(game_rec)
     return records
+
+
+def _game_meta(
+    lineup: Sequence[LineupEntry],
+    seats: Sequence[int],
+    rotation: int,
+    entry_seeds: Sequence[int],
+    base: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The ``meta`` of a saved arena game (see :func:`play_deal`); JSON-ready."""
+    n = len(seats)
+    entry_at = [0] * n
+    for i, seat in enumerate(seats):
+        entry_at[seat] = i
+    labels = [entry_label(e) for e in lineup]
+    meta: dict[str, Any] = dict(base or {})
+    meta.update(
+        num_players=n,
+        lineup=labels,
+        players=[labels[entry_at[s]] for s in range(n)],
+        seats=list(seats),
+        rotation=rotation,
+        agent_seeds=[int(entry_seeds[entry_at[s]]) for s in range(n)],
+    )
+    if "deal" in meta:
+        meta["game_index"] = int(meta["deal"]) * n + rotation
+    return meta
 
 
 # ---------------------------------------------------------------------- results
@@ -430,6 +471,47 @@ def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dic
 
 
 BACKENDS = ("loky", "ray", "dask")
+RECORD_SOURCE = "gnome eval"  #: ``meta["source"]`` of the game records the arena saves
+
+
+def record_file_name(game_index: int) -> str:
+    """The file name of the saved record of game ``game_index`` (``deal * n + rotation``)."""
+    return f"game_{game_index:06d}.json"
+
+
+def prepare_save_dir(path: str | os.PathLike[str]) -> Path:
+    """The directory ``path`` for saved game records, created (parents too) if missing.
+
+    A path that is an existing file, a directory that cannot be created or one that is not
+    writable is a ValueError naming the path (and the OS reason).
+    """
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "":
+        raise ValueError(f"save_games={path!r} is not allowed: give a directory path")
+    directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(
+            f"save_games={str(directory)!r} is an existing file, not a directory: give a "
+            "directory for the game records (it is created if missing)"
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(
+            f"save_games={str(directory)!r}: cannot create the directory: {err.strerror or err}"
+        ) from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"save_games={str(directory)!r}: the directory is not writable (permission denied)"
+        )
+    return directory
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (temp file + rename), as
+    :func:`gnome_env.records.save_record` writes a record."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
 
 
 def _parallel(backend: str, workers: int, address: str | None) -> Callable[[Any], Any]:
@@ -494,6 +576,8 @@ def run_arena(
     progress: bool = True,
     backend: str = "loky",
     address: str | None = None,
+    save_games: str | os.PathLike[str] | None = None,
+    save_every: int = 1,
 ) -> ArenaResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) of ``lineup``.
 
@@ -504,6 +588,14 @@ def run_arena(
     :func:`_parallel`); the result is the same for every ``workers`` and backend. ``rules``
     (a RulesConfig or mapping) sets the rule options. A progress bar goes to stderr unless
     ``progress`` is False.
+
+    ``save_games`` (a directory, created if missing) keeps the game record
+    (:mod:`gnome_env.records`) of every ``save_every``-th game: game ``k = deal * n +
+    rotation`` is written to ``save_games/game_{k:06d}.json`` when ``k % save_every == 0``
+    (replay one with ``gnome_env.load_record(path)``). Its ``meta`` says where it came from:
+    ``source``, ``num_players``, ``lineup``, ``players`` (the entry label at each seat),
+    ``seats`` (the seat of each entry), ``arena_seed``, ``deal``, ``rotation``,
+    ``game_index`` and ``agent_seeds`` (by seat). Saving does not change the result.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
@@ -520,6 +612,7 @@ def run_arena(
     check_int("games", games, 1)
     check_int("workers", workers, 1)
     check_int("seed", seed, 0, rng.MAX_SEED - 1)
+    check_int("save_every", save_every, 1)
     rules_dict = _rules_dict(rules, n)
     config = RulesConfig.from_dict(rules_dict)
     for entry in lineup:
@@ -532,11 +625,27 @@ def run_arena(
             )
     names = entry_names(lineup)
     deals = -(-int(games) // n)
+    every = int(save_every)
+    save_dir = None if save_games is None else prepare_save_dir(save_games)
+
+    def saved_rotations(deal: int) -> list[int]:
+        if save_dir is None:
+            return []
+        return [r for r in range(n) if (deal * n + r) % every == 0]
+
     from joblib import delayed
     from tqdm import tqdm
 
     tasks = (
-        delayed(play_deal)(lineup, n, rules_dict, *deal_seeds(int(seed), d)) for d in range(deals)
+        delayed(play_deal)(
+            lineup,
+            n,
+            rules_dict,
+            *deal_seeds(int(seed), d),
+            record_rotations=saved_rotations(d),
+            record_meta={"source": RECORD_SOURCE, "arena_seed": int(seed), "deal": d},
+        )
+        for d in range(deals)
     )
     records: list[dict[str, Any]] = []
     with tqdm(
@@ -545,6 +654,9 @@ def run_arena(
         parallel = _parallel(backend, int(workers), address)
         for d, deal_records in enumerate(parallel(tasks)):  # generator keeps deal order
             for rec in deal_records:
+                game_record = rec.pop("record", None)
+                if game_record is not None and save_dir is not None:
+                    _write_json(save_dir / record_file_name(d * n + rec["rotation"]), game_record)
                 records.append({"deal": d, **rec})
             bar.update(n)
     settings = {

@@ -15,7 +15,14 @@ from gnome_env.actions import ACTION_NAMES, NUM_ACTIONS, action_name
 from gnome_env.cards import HAZARD, MULLIGAN, DeckSpec, card_token, parse_card
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Game, Phase, RoundResult, Source
-from gnome_env.records import RecordError, load_record, replay, save_record, to_record
+from gnome_env.records import (
+    RecordError,
+    load_record,
+    read_record,
+    replay,
+    save_record,
+    to_record,
+)
 from gnome_env.scoring import score_layout
 from gnome_env.validate import InvariantError, check_invariants
 
@@ -72,6 +79,7 @@ __all__ = [
     "check_invariants",
     "load_record",
     "parse_card",
+    "read_record",
     "replay",
     "save_record",
     "score_layout",

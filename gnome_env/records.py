@@ -3,7 +3,8 @@
 A record holds the format name and version, the rules config, the seed, any stacked
 decks (test hook), the list of action ids, and fingerprints (:meth:`Game.digest`) taken at
 the end of every round and at the last step, so an edited record is caught at the round
-where it stops agreeing.
+where it stops agreeing. An optional ``meta`` object says where the game came from (who sat
+where, the arena's seed and deal, ...); it is carried along and never affects the replay.
 
 Versions: 2 (``gnoming_a_round_v1``: deals and reshuffles from :mod:`gnome_env.rng`) is the
 one written and read. Version 1 records came from v0, whose deals came from
@@ -23,14 +24,18 @@ from gnome_env.engine import Game
 RECORD_FORMAT = "gnome_env.game_record"
 RECORD_VERSION = 2
 _KEYS = ("format", "version", "rules", "seed", "stacked_decks", "actions", "checkpoints", "final")
+_OPTIONAL_KEYS = ("meta",)
 
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay."""
 
 
-def to_record(game: Game) -> dict:
-    """The record of ``game`` so far, as a JSON-serializable dict."""
+def to_record(game: Game, meta: dict | None = None) -> dict:
+    """The record of ``game`` so far, as a JSON-serializable dict; ``meta`` (a JSON-ready
+    dict, e.g. ``{"players": [...], "seed": ...}``) is stored under ``"meta"`` if given."""
+    if meta is not None and not isinstance(meta, dict):
+        raise TypeError(f"meta must be a dict or None, got {type(meta).__name__}")
     replay = Game(game.config, game.seed, stacked_decks=game.stacked_decks)
     checkpoints = []
     rounds_done = 0
@@ -39,7 +44,7 @@ def to_record(game: Game) -> dict:
         if len(replay.round_results) > rounds_done:
             rounds_done = len(replay.round_results)
             checkpoints.append({"step": step, "round": rounds_done - 1, "digest": replay.digest()})
-    return {
+    record = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "rules": game.config.to_dict(),
@@ -54,6 +59,9 @@ def to_record(game: Game) -> dict:
             "over": game.is_over,
         },
     }
+    if meta is not None:
+        record["meta"] = meta
+    return record
 
 
 def replay(record: dict) -> Game:
@@ -77,10 +85,15 @@ def replay(record: dict) -> Game:
             f"this gnome_env reads version {RECORD_VERSION}"
         )
     missing = [k for k in _KEYS if k not in record]
-    unknown = [k for k in record if k not in _KEYS]
+    unknown = [k for k in record if k not in _KEYS and k not in _OPTIONAL_KEYS]
     if missing or unknown:
         raise RecordError(
-            f"record fields wrong: missing {missing}, unknown {unknown}; expected {list(_KEYS)}"
+            f"record fields wrong: missing {missing}, unknown {unknown}; expected "
+            f"{list(_KEYS)} and optionally {list(_OPTIONAL_KEYS)}"
+        )
+    if not isinstance(record.get("meta", {}), dict):
+        raise RecordError(
+            f"record 'meta' must be a JSON object, got {type(record['meta']).__name__}"
         )
     try:
         config = RulesConfig.from_dict(record["rules"])
@@ -112,16 +125,23 @@ def replay(record: dict) -> Game:
     return game
 
 
-def save_record(game: Game, path: str | os.PathLike) -> None:
-    """Write the record of ``game`` to ``path`` as JSON (atomically: temp file + rename)."""
+def save_record(game: Game, path: str | os.PathLike, meta: dict | None = None) -> None:
+    """Write the record of ``game`` (with ``meta``, if given) to ``path`` as JSON
+    (atomically: temp file + rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(to_record(game), indent=1))
+    tmp.write_text(json.dumps(to_record(game, meta), indent=1))
     os.replace(tmp, path)
 
 
 def load_record(path: str | os.PathLike) -> Game:
     """Read a JSON record from ``path`` and replay it."""
+    return replay(read_record(path))
+
+
+def read_record(path: str | os.PathLike) -> dict:
+    """The JSON object stored at ``path`` (not yet replayed: :func:`replay` checks it);
+    an unreadable file or bad JSON is a :class:`RecordError`."""
     try:
         text = Path(path).read_text()
     except OSError as err:
@@ -130,4 +150,4 @@ def load_record(path: str | os.PathLike) -> Game:
         record = json.loads(text)
     except json.JSONDecodeError as err:
         raise RecordError(f"record {str(path)!r} is not valid JSON: {err}") from None
-    return replay(record)
+    return record

@@ -63,13 +63,61 @@ def _play(args: argparse.Namespace) -> int:
         opponents = make_opponents(specs, n, args.seat, args.seed, rules)
     except ValueError as err:
         parser.error(f"argument --opponents: {err}")
-    play_interactive(n, args.seat, opponents, args.seed, sys.stdin, sys.stdout, rules)
+    if args.save is not None:
+        problem = _unwritable(args.save)
+        if problem:
+            parser.error(f"argument --save: {problem}")
+    game = play_interactive(n, args.seat, opponents, args.seed, sys.stdin, sys.stdout, rules)
+    if args.save is not None:
+        opponent_specs = specs * (n - 1) if len(specs) == 1 else specs
+        others = iter(opponent_specs)
+        meta = {
+            "source": "gnome play",
+            "num_players": n,
+            "players": ["human" if s == args.seat else next(others) for s in range(n)],
+            "human_seat": args.seat,
+            "seed": args.seed,
+        }
+        try:
+            save_record(game, args.save, meta)
+        except OSError as err:
+            print(
+                f"gnome play: error: cannot write the record to {args.save!r}: "
+                f"{err.strerror or err}",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"record written to {args.save}")
     return 0
+
+
+def _unwritable(path: str) -> str | None:
+    """Why the game record cannot be written to ``path`` (None: it can): checked before a
+    game starts, so a human does not play a game whose record is then lost."""
+    from pathlib import Path
+
+    target = Path(path)
+    if path == "" or target.is_dir():
+        return f"{path!r} is a directory: give a file path for the game record (JSON)"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"the directory {str(parent)!r} of {path!r} does not exist"
+    probe = target.with_name(target.name + ".tmp")  # where save_record writes first
+    try:
+        with probe.open("x"):
+            pass
+    except FileExistsError:
+        pass  # a leftover temp file: save_record will replace it
+    except OSError as err:
+        return f"cannot write {path!r}: {err.strerror or err}"
+    else:
+        probe.unlink()
+    return None
 
 
 def _eval(args: argparse.Namespace) -> int:
     """Play a lineup of agents over many rotated, common deals and print the arena table."""
-    from agents.arena import run_arena
+    from agents.arena import prepare_save_dir, run_arena
     from agents.registry import known_specs, make_agent
 
     parser: argparse.ArgumentParser = args.parser
@@ -92,6 +140,14 @@ def _eval(args: argparse.Namespace) -> int:
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
     if args.address is not None and args.backend == "loky":
         parser.error("argument --address: only with --backend ray or --backend dask")
+    if args.save_every is not None and args.save_games is None:
+        parser.error("argument --save-every: only with --save-games DIR")
+    save_every = 1 if args.save_every is None else args.save_every
+    if save_every < 1:
+        parser.error(
+            f"argument --save-every: {save_every} is not allowed: use an integer >= 1 "
+            "(1 saves every game, K every K-th game)"
+        )
     try:
         rules = RulesConfig(num_players=n, max_turns_per_round=args.max_turns, rounds=args.rounds)
     except ValueError as err:
@@ -102,6 +158,11 @@ def _eval(args: argparse.Namespace) -> int:
             make_agent(spec, 0, rules)
         except ValueError as err:
             parser.error(f"argument --lineup: {err}")
+    if args.save_games is not None:
+        try:
+            prepare_save_dir(args.save_games)
+        except ValueError as err:
+            parser.error(f"argument --save-games: {err}")
     try:
         result = run_arena(
             lineup,
@@ -113,12 +174,17 @@ def _eval(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             backend=args.backend,
             address=args.address,
+            save_games=args.save_games,
+            save_every=save_every,
         )
     except ValueError as err:
         if "needs" not in str(err):  # a missing backend package: say what to install
             raise
         parser.error(f"argument --backend: {err}")
     print(result.table())
+    if args.save_games is not None:
+        written = -(-result.settings["games"] // save_every)
+        print(f"{written} game records written to {args.save_games}")
     if args.json:
         result.to_json(args.json)
         print(f"JSON written to {args.json}")
@@ -188,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="R17 turn cap per round (default 60 x players)",
     )
     play.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
+    play.add_argument(
+        "--save",
+        default=None,
+        metavar="PATH",
+        help="after the game (finished or left with q), write its record (JSON, replayable "
+        "with gnome_env.load_record) here; checked before the game starts",
+    )
     play.set_defaults(func=_play, parser=play)
     ev = sub.add_parser(
         "eval",
@@ -228,6 +301,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
     ev.add_argument("--plot", default=None, metavar="PATH", help="write a win-rate plot (PNG)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    ev.add_argument(
+        "--save-games",
+        default=None,
+        metavar="DIR",
+        help="write game records (JSON, replayable with gnome_env.load_record) to "
+        "DIR/game_NNNNNN.json, NNNNNN = deal x players + rotation (DIR is created)",
+    )
+    ev.add_argument(
+        "--save-every",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --save-games: save every K-th game, those with index %% K == 0 (default 1)",
+    )
     ev.add_argument(
         "--max-turns",
         type=int,
@@ -272,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="rollout-distilled policy (training/qdistill.py: gnome distill --config "
         "configs/qdistill.yaml; gnome distill --help for every option)",
     )
+    from training.app.replay_cmd import add_parser as add_replay_parser
+
+    add_replay_parser(sub)
     return parser
 
 
