@@ -31,17 +31,21 @@ The generator (all arithmetic modulo 2**64)
 
 Streams of the game
 -------------------
-==================  ======================================  ================================
-domain              key ``(a, b, c)``                       use
-==================  ======================================  ================================
-``DEAL`` (1)        (game seed, round, 0)                   R3: :func:`deal_order`
-``RESHUFFLE`` (2)   (game seed, round, k)                   R8: :func:`reshuffle_order`
-``GAME`` (3)        (stream seed, slot, episode)            :func:`game_stream`
-``SEAT`` (4)        (game seed, 0, 0)                       the Gymnasium env's random
-                                                            learner seat and opponents
-``ARENA`` (5)       (arena seed, deal, 0) /                 :mod:`agents.arena` deal seeds
-                    (agent seed, rotation, entry)
-==================  ======================================  ================================
+======================  ======================================  ================================
+domain                  key ``(a, b, c)``                       use
+======================  ======================================  ================================
+``DEAL`` (1)            (game seed, round, 0)                   R3: :func:`deal_order`
+``RESHUFFLE`` (2)       (game seed, round, k)                   R8: :func:`reshuffle_order`
+``GAME`` (3)            (stream seed, slot, episode)            :func:`game_stream`
+``SEAT`` (4)            (game seed, 0, 0)                       the Gymnasium env's random
+                                                                learner seat and opponents
+``ARENA`` (5)           (arena seed, deal, 0) /                 :mod:`agents.arena` deal seeds
+                        (agent seed, rotation, entry)
+``NERTS_DEAL`` (6)      (game seed, hand, seat)                 Nerts N4/N5: one seat's deck
+                                                                shuffle for one hand
+``NERTS_PRIORITY`` (7)  (game seed, hand, step)                 Nerts N4/N20: the priority order
+                                                                pi of one step of a hand
+======================  ======================================  ================================
 
 The same source serves both engines: the functions below are plain Python that numba
 compiles (:func:`gnome_env._jit.maybe_njit`) -- the scalar :class:`~gnome_env.engine.Game`
@@ -69,6 +73,8 @@ RESHUFFLE = 2
 GAME = 3
 SEAT = 4
 ARENA = 5
+NERTS_DEAL = 6  # Nerts (gnome_env.nerts): one seat's deck, N4/N5
+NERTS_PRIORITY = 7  # Nerts: one step's priority permutation, N4/N20
 
 # Compiled, the arithmetic is on numba's uint64 (wrapping); as plain Python, on ints
 # masked to 64 bits. ``_U`` converts to that type, ``_I`` back to an index.

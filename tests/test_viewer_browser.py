@@ -235,3 +235,21 @@ def test_page_for_one_seat_offers_only_that_seat(browser, tmp_path):
             for c in browser.find_elements("css selector", ".card")
         ]
     )
+
+
+def test_play_advances_by_itself_and_pause_stops_it(browser, page):
+    import time
+
+    _, path = page
+    browser.get(path.as_uri())
+    browser.find_element("id", "speed").send_keys("fast")  # 250 ms per entry
+    play = browser.find_element("id", "play")
+    play.click()
+    assert play.text == "pause"
+    time.sleep(1.6)
+    play.click()
+    assert play.text == "play"
+    stopped = _status(browser)[2]
+    assert stopped >= 2  # it moved on by itself
+    time.sleep(0.8)
+    assert _status(browser)[2] == stopped  # and stays put once paused
