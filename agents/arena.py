@@ -2,6 +2,10 @@
 
 How a run is built (see docs/arena.md for the full story):
 
+* **Games.** ``run_arena(..., game="gnoming")`` (the default) plays Gnoming A Round;
+  ``game="nerts"`` plays Nerts (:mod:`agents.nerts.arena`). What every game shares --
+  seeds, metrics, results, the run loop -- lives once in :mod:`agents.arena_core`; this
+  module is the front door and Gnoming A Round's side.
 * **Seat rotation.** The lineup has one entry per seat. A *deal* is played ``n`` times
   (``n`` = players): rotation ``r`` puts lineup entry ``i`` at seat ``(i + r) % n``, so
   every entry plays every seat equally often. ``games`` is rounded up to a multiple of ``n``.
@@ -27,21 +31,35 @@ from the observation; any other agent gets ``act(observation, mask)``.
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import os
-import sys
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from agents.arena_core import (
+    BACKENDS,
+    CI_METHOD,
+    GAMES,
+    RATING_MODEL,
+    RECORD_SOURCE,
+    STAT_FIELDS,
+    Z_95,
+    ArenaGame,
+    ArenaResult,
+    EntryStats,
+    agent_seed_for,
+    arena_game,
+    average_ranks,
+    deal_seeds,
+    entry_label,
+    entry_names,
+    normal_ci,
+    prepare_save_dir,
+    record_file_name,
+    run_games,
+    summarize,
+    win_shares,
+)
 from agents.registry import make_agent
-from gnome_env import rng
 from gnome_env.config import MAX_PLAYERS, MIN_PLAYERS, RulesConfig, check_int
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
@@ -49,17 +67,38 @@ from gnome_env.information import SeatView
 from gnome_env.policies import Policy
 from gnome_env.records import to_record
 
+__all__ = [
+    "BACKENDS",
+    "CI_METHOD",
+    "GAMES",
+    "GNOMING_ARENA",
+    "RATING_MODEL",
+    "RECORD_SOURCE",
+    "STAT_FIELDS",
+    "Z_95",
+    "ArenaGame",
+    "ArenaResult",
+    "EntryStats",
+    "agent_seed_for",
+    "arena_game",
+    "average_ranks",
+    "deal_seeds",
+    "entry_label",
+    "entry_names",
+    "game_outcome",
+    "ladder_lineup",
+    "normal_ci",
+    "play_deal",
+    "prepare_save_dir",
+    "record_file_name",
+    "run_arena",
+    "summarize",
+    "win_shares",
+]
+
 #: A lineup entry: an agent spec string (``"random"``) or a factory ``(seed, config) -> agent``.
 AgentFactory = Callable[[int, RulesConfig], Policy]
 LineupEntry = str | AgentFactory
-
-Z_95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
-CI_METHOD = (
-    "normal approximation over deals: mean of the per-deal mean win shares "
-    "+- 1.96 * s / sqrt(D), s = sample standard deviation (ddof=1) of the D per-deal means, "
-    "clipped to [0, 1]; [0, 1] when D < 2"
-)
-RATING_MODEL = "openskill PlackettLuce (defaults mu=25, sigma=25/3), one rate() per game"
 
 
 # ---------------------------------------------------------------------- small pure helpers
@@ -67,37 +106,6 @@ def ladder_lineup(strong: LineupEntry, weak: LineupEntry, n: int) -> list[Lineup
     """The strength-ladder lineup: one ``strong`` entry against ``n - 1`` copies of ``weak``."""
     check_int("num_players", n, MIN_PLAYERS, MAX_PLAYERS)
     return [strong] + [weak] * (n - 1)
-
-
-def average_ranks(keys: Sequence[Any]) -> list[float]:
-    """Rank of each item by its key, lowest key first (1 = best); equal keys share the mean rank.
-
-    ``average_ranks([10, 5, 5, 20])`` is ``[3.0, 1.5, 1.5, 4.0]``.
-    """
-    n = len(keys)
-    order = sorted(range(n), key=lambda i: keys[i])
-    ranks = [0.0] * n
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
-            j += 1
-        shared = (i + j) / 2 + 1  # positions i..j (0-based) share the mean of ranks i+1..j+1
-        for k in range(i, j + 1):
-            ranks[order[k]] = shared
-        i = j + 1
-    return ranks
-
-
-def win_shares(winners: Sequence[int], n: int) -> list[float]:
-    """Win share of each of ``n`` seats: ``1/k`` for each of the ``k`` winners, else 0."""
-    if not winners:
-        raise ValueError("a finished game has at least one winner")
-    share = 1.0 / len(winners)
-    out = [0.0] * n
-    for seat in winners:
-        out[seat] = share
-    return out
 
 
 def game_outcome(game: Game) -> tuple[list[float], list[float]]:
@@ -109,40 +117,6 @@ def game_outcome(game: Game) -> tuple[list[float], list[float]]:
     """
     ranks = average_ranks(game.ranking_keys())
     return ranks, win_shares(game.winners(), game.num_players)
-
-
-def normal_ci(samples: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
-    """Mean and normal-approximation interval ``mean +- z * s / sqrt(N)``, clipped to [0, 1].
-
-    ``s`` is the sample standard deviation (``ddof=1``). With fewer than two samples there
-    is no spread estimate and the interval is the whole of [0, 1].
-    """
-    values = np.asarray(samples, dtype=float)
-    if values.size == 0:
-        raise ValueError("normal_ci needs at least one sample")
-    mean = float(values.mean())
-    if values.size < 2:
-        return mean, 0.0, 1.0
-    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
-
-
-def deal_seeds(seed: int, deal: int) -> tuple[int, int]:
-    """``(game_seed, agent_seed)`` of deal number ``deal`` of a run seeded with ``seed``.
-
-    Outputs 0 and 1 of the stream ``(ARENA, seed, deal)`` of the project's generator
-    (:mod:`gnome_env.rng`), so a deal's seeds do not depend on how many deals the run has,
-    on which worker plays it, or on the numpy version.
-    """
-    return (
-        rng.derive_seed(rng.ARENA, seed, deal, 0, 0),
-        rng.derive_seed(rng.ARENA, seed, deal, 0, 1),
-    )
-
-
-def agent_seed_for(agent_seed: int, rotation: int, entry: int) -> int:
-    """The seed of lineup entry ``entry`` in rotation ``rotation`` of a deal with ``agent_seed``."""
-    return rng.derive_seed(rng.ARENA, agent_seed, rotation + 1, entry + 1)
 
 
 def _compiled_expert(agent: object, config: RulesConfig) -> Callable[[Game, int], int] | None:
@@ -160,28 +134,6 @@ def _compiled_expert(agent: object, config: RulesConfig) -> Callable[[Game, int]
 
 #: Set False to play ``expert`` seats with the Python ExpertAgent (the tests compare both).
 USE_COMPILED_EXPERT = True
-
-
-def entry_label(entry: LineupEntry) -> str:
-    """How an entry is named in tables: its spec, or a factory's ``__name__``."""
-    if isinstance(entry, str):
-        return entry.strip()
-    return getattr(entry, "__name__", None) or type(entry).__name__
-
-
-def entry_names(lineup: Sequence[LineupEntry]) -> list[str]:
-    """Unique entry names; a repeated label is numbered: ``greedy#1``, ``greedy#2``."""
-    labels = [entry_label(e) for e in lineup]
-    counts = Counter(labels)
-    seen: Counter[str] = Counter()
-    names = []
-    for label in labels:
-        if counts[label] > 1:
-            seen[label] += 1
-            names.append(f"{label}#{seen[label]}")
-        else:
-            names.append(label)
-    return names
 
 
 def _build_agent(entry: LineupEntry, seed: int, config: RulesConfig) -> Policy:
@@ -292,166 +244,6 @@ def _game_meta(
     return meta
 
 
-# ---------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class EntryStats:
-    """The metrics of one lineup entry (the fields of the JSON and CSV outputs, in order)."""
-
-    name: str
-    games: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
-    mean_round_score: float
-    mean_total: float
-    mean_rank: float
-    rating_mu: float
-    rating_sigma: float
-
-
-STAT_FIELDS = tuple(f.name for f in fields(EntryStats))
-
-
-def summarize(names: Sequence[str], records: Sequence[Mapping[str, Any]]) -> list[EntryStats]:
-    """Per-entry metrics from game records (each with ``deal`` and ``rotation`` keys).
-
-    Ratings are updated one game at a time in ``(deal, rotation)`` order, so the result does
-    not depend on the order the records arrive in.
-    """
-    from openskill.models import PlackettLuce
-
-    if not records:
-        raise ValueError("summarize needs at least one game record")
-    ordered = sorted(records, key=lambda rec: (rec["deal"], rec["rotation"]))
-    model = PlackettLuce()
-    ratings = [model.rating(name=name) for name in names]
-    for rec in ordered:
-        teams = model.rate([[r] for r in ratings], ranks=list(rec["ranks"]))
-        ratings = [team[0] for team in teams]
-    out = []
-    for i, name in enumerate(names):
-        per_deal: dict[int, list[float]] = {}
-        for rec in ordered:
-            per_deal.setdefault(rec["deal"], []).append(rec["win_shares"][i])
-        _, low, high = normal_ci([float(np.mean(v)) for v in per_deal.values()])
-        shares = [rec["win_shares"][i] for rec in ordered]
-        round_scores = [x for rec in ordered for x in rec["round_scores"][i]]
-        out.append(
-            EntryStats(
-                name=name,
-                games=len(ordered),
-                win_rate=float(np.mean(shares)),
-                ci_low=low,
-                ci_high=high,
-                mean_round_score=float(np.mean(round_scores)),
-                mean_total=float(np.mean([rec["totals"][i] for rec in ordered])),
-                mean_rank=float(np.mean([rec["ranks"][i] for rec in ordered])),
-                rating_mu=float(ratings[i].mu),
-                rating_sigma=float(ratings[i].sigma),
-            )
-        )
-    return out
-
-
-@dataclass(frozen=True)
-class ArenaResult:
-    """What :func:`run_arena` returns: per-entry stats, every game record and the settings."""
-
-    names: tuple[str, ...]
-    stats: tuple[EntryStats, ...]
-    records: tuple[dict[str, Any], ...]
-    settings: dict[str, Any]
-
-    def table(self) -> str:
-        """The settings and one line of metrics per entry, as printed by ``gnome eval``."""
-        s = self.settings
-        n = s["num_players"]
-        lines = [
-            f"Arena: {n} players, {s['games']} games = {s['deals']} deals x {n} seat rotations "
-            f"(common deals), seed {s['seed']}, workers {s['workers']}"
-        ]
-        if s["games"] != s["games_requested"]:
-            lines.append(
-                f"note: {s['games_requested']} games requested, rounded up to {s['games']} "
-                f"(a multiple of {n} players, so every entry plays every seat equally often)"
-            )
-        rules = s["rules"]
-        cap = rules["max_turns_per_round"]
-        lines.append(
-            f"rules: rounds={rules['rounds']}, max_turns_per_round="
-            f"{cap if cap is not None else f'{60 * n} (60 x players)'}"
-            + "".join(
-                f", {k}={rules[k]}"
-                for k in ("rotate_start", "discard_taken_card", "bounce_face_up")
-                if rules[k] != getattr(RulesConfig, k)
-            )
-        )
-        lines.append(
-            "win rate = mean win share (a shared win among k gives 1/k each); 95% CI: normal "
-            "approximation over per-deal means; rating: openskill PlackettLuce"
-        )
-        width = max(5, *(len(name) for name in self.names))
-        head = (
-            f"{'entry':<{width}}  {'games':>6}  {'win rate [95% CI]':<22}  {'mean round':>10}  "
-            f"{'mean total':>10}  {'mean rank':>9}  {'rating mu ± sigma':>17}"
-        )
-        lines += ["", head, "-" * len(head)]
-        for st in self.stats:
-            ci = f"{st.win_rate:.3f} [{st.ci_low:.3f}, {st.ci_high:.3f}]"
-            rating = f"{st.rating_mu:.2f} ± {st.rating_sigma:.2f}"
-            lines.append(
-                f"{st.name:<{width}}  {st.games:>6}  {ci:<22}  {st.mean_round_score:>10.2f}  "
-                f"{st.mean_total:>10.2f}  {st.mean_rank:>9.2f}  {rating:>17}"
-            )
-        lines.append(f"(equal strength: win rate {1 / n:.3f}, mean rank {(n + 1) / 2:.2f})")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.table()
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"settings": ..., "entries": [one record of STAT_FIELDS per entry]}``."""
-        return {"settings": self.settings, "entries": [asdict(st) for st in self.stats]}
-
-    def to_json(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-
-    def to_csv(self, path: str | Path) -> None:
-        """Write one row per entry with the columns :data:`STAT_FIELDS`."""
-        with Path(path).open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=STAT_FIELDS)
-            writer.writeheader()
-            for st in self.stats:
-                writer.writerow(asdict(st))
-
-    def plot(self, path: str | Path) -> None:
-        """Save a PNG: win rate per entry with its 95% CI, and the equal-strength line 1/n."""
-        try:
-            from matplotlib.figure import Figure  # no pyplot: no global backend state
-        except ImportError as err:
-            raise ImportError(
-                "ArenaResult.plot needs matplotlib, which is not installed; install the "
-                "'train' extra (pip install 'gnome-env[train]') or skip --plot"
-            ) from err
-        n = self.settings["num_players"]
-        rates = [st.win_rate for st in self.stats]
-        below = [st.win_rate - st.ci_low for st in self.stats]
-        above = [st.ci_high - st.win_rate for st in self.stats]
-        fig = Figure(figsize=(max(5.0, 1.2 * len(self.names) + 2), 4), layout="constrained")
-        ax = fig.subplots()
-        ax.bar(self.names, rates, yerr=[below, above], capsize=5, color="tab:blue")
-        ax.axhline(1 / n, color="tab:red", linestyle="--", label=f"equal strength 1/{n}")
-        ax.set_ylabel("win rate (mean win share)")
-        ax.set_ylim(0, 1)
-        ax.set_title(
-            f"{n} players, {self.settings['games']} games, seed {self.settings['seed']} "
-            "(bars: 95% CI)"
-        )
-        ax.legend()
-        fig.savefig(path, format="png", dpi=120)
-
-
 # ---------------------------------------------------------------------- the run
 def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dict[str, object]:
     if rules is None:
@@ -470,124 +262,69 @@ def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dic
     return RulesConfig.from_dict({**values, "num_players": n}).to_dict()
 
 
-BACKENDS = ("loky", "ray", "dask")
-RECORD_SOURCE = "gnome eval"  #: ``meta["source"]`` of the game records the arena saves
+def _check_entry(entry: str, rules_dict: Mapping[str, object]) -> None:
+    """An unknown Gnoming spec raises here, listing the known specs."""
+    make_agent(entry, 0, RulesConfig.from_dict(rules_dict))
 
 
-def record_file_name(game_index: int) -> str:
-    """The file name of the saved record of game ``game_index`` (``deal * n + rotation``)."""
-    return f"game_{game_index:06d}.json"
-
-
-def prepare_save_dir(path: str | os.PathLike[str]) -> Path:
-    """The directory ``path`` for saved game records, created (parents too) if missing.
-
-    A path that is an existing file, a directory that cannot be created or one that is not
-    writable is a ValueError naming the path (and the OS reason).
-    """
-    if not isinstance(path, (str, os.PathLike)) or str(path) == "":
-        raise ValueError(f"save_games={path!r} is not allowed: give a directory path")
-    directory = Path(path)
-    if directory.exists() and not directory.is_dir():
-        raise ValueError(
-            f"save_games={str(directory)!r} is an existing file, not a directory: give a "
-            "directory for the game records (it is created if missing)"
+def _rules_line(rules: Mapping[str, Any], n: int) -> str:
+    """The rules line of the printed table: rounds, turn cap and the options set."""
+    cap = rules["max_turns_per_round"]
+    return (
+        f"rules: rounds={rules['rounds']}, max_turns_per_round="
+        f"{cap if cap is not None else f'{60 * n} (60 x players)'}"
+        + "".join(
+            f", {k}={rules[k]}"
+            for k in ("rotate_start", "discard_taken_card", "bounce_face_up")
+            if rules[k] != getattr(RulesConfig, k)
         )
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ValueError(
-            f"save_games={str(directory)!r}: cannot create the directory: {err.strerror or err}"
-        ) from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(
-            f"save_games={str(directory)!r}: the directory is not writable (permission denied)"
-        )
-    return directory
+    )
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file + rename), as
-    :func:`gnome_env.records.save_record` writes a record."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
-
-
-def _parallel(backend: str, workers: int, address: str | None) -> Callable[[Any], Any]:
-    """A function that runs joblib tasks on the chosen backend and returns their results in
-    task order (an iterator for loky, so the progress bar moves; a list for the clusters).
-
-    * ``loky``: ``workers`` local processes (``address`` must be None);
-    * ``ray``: Ray's joblib backend; connects with ``ray.init(address=address)`` unless Ray
-      is already initialised (``None``: a local Ray, or the cluster ``RAY_ADDRESS`` names;
-      ``"auto"``: the cluster this machine belongs to);
-    * ``dask``: dask.distributed's joblib backend, on the current ``Client`` or one made for
-      ``address`` (a scheduler address; ``None``: a local cluster of ``workers`` processes).
-    """
-    from joblib import Parallel, parallel_config
-
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
-    if backend == "loky":
-        if address is not None:
-            raise ValueError("address is only for backend='ray' or 'dask'")
-        return Parallel(n_jobs=workers, backend="loky", return_as="generator")
-    if backend == "ray":
-        try:
-            import ray
-            from ray.util.joblib import register_ray
-        except ImportError:
-            raise ValueError("backend='ray' needs Ray: pip install -e '.[rllib]'") from None
-        if not ray.is_initialized():
-            ray.init(address=address, log_to_driver=False)
-        register_ray()
-    else:
-        try:
-            from dask.distributed import Client, LocalCluster, get_client
-        except ImportError:
-            raise ValueError(
-                "backend='dask' needs dask.distributed: pip install -e '.[dask]'"
-            ) from None
-        try:
-            current = get_client()
-        except ValueError:
-            current = None
-        if address is not None:
-            if current is None or current.scheduler.address != address:
-                Client(address)  # becomes the current client
-        elif current is None:  # a local cluster, closed at interpreter exit
-            Client(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True))
-
-    def run(tasks: Any) -> list[Any]:
-        with parallel_config(backend=backend, n_jobs=workers):
-            return Parallel(return_as="list")(tasks)
-
-    return run
+#: Gnoming A Round in the shared arena (:mod:`agents.arena_core`).
+GNOMING_ARENA = ArenaGame(
+    name="gnoming",
+    title="Gnoming A Round",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    play_deal=play_deal,
+    rules_dict=_rules_dict,
+    check_entry=_check_entry,
+    rules_line=_rules_line,
+    score_name="round",
+    score_key="round_scores",
+    saves_games=True,
+)
 
 
 def run_arena(
-    lineup: Sequence[LineupEntry],
+    lineup: Sequence[Any],
     num_players: int,
     games: int,
     seed: int = 0,
     workers: int = 1,
-    rules: RulesConfig | Mapping[str, object] | None = None,
+    rules: Any = None,
     progress: bool = True,
     backend: str = "loky",
     address: str | None = None,
     save_games: str | os.PathLike[str] | None = None,
     save_every: int = 1,
+    game: str = "gnoming",
 ) -> ArenaResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) of ``lineup``.
+
+    ``game`` picks the game: ``"gnoming"`` (Gnoming A Round, the default) or ``"nerts"``
+    (:mod:`agents.nerts.arena`: seats 2..6, ``rules`` a ``NertsConfig`` or a mapping of its
+    fields, specs from :func:`agents.nerts.registry.make_nerts_agent`, one game = hands until
+    the N31 game end; no ``save_games``).
 
     ``lineup`` has one entry per seat: spec strings (``"random"``) or factories
     ``factory(seed, config) -> agent``. Deals are seeded from ``seed`` (:func:`deal_seeds`)
     and played by :func:`play_deal` on ``workers`` joblib workers of ``backend``
     (``"loky"``: local processes; ``"ray"`` or ``"dask"``: a cluster at ``address``, see
-    :func:`_parallel`); the result is the same for every ``workers`` and backend. ``rules``
-    (a RulesConfig or mapping) sets the rule options. A progress bar goes to stderr unless
-    ``progress`` is False.
+    :func:`agents.arena_core._parallel`); the result is the same for every ``workers`` and
+    backend. ``rules`` (a RulesConfig or mapping) sets the rule options. A progress bar
+    goes to stderr unless ``progress`` is False.
 
     ``save_games`` (a directory, created if missing) keeps the game record
     (:mod:`gnome_env.records`) of every ``save_every``-th game: game ``k = deal * n +
@@ -597,81 +334,17 @@ def run_arena(
     ``seats`` (the seat of each entry), ``arena_seed``, ``deal``, ``rotation``,
     ``game_index`` and ``agent_seeds`` (by seat). Saving does not change the result.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is not allowed: must be one of {BACKENDS}")
-    check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
-    n = num_players
-    if isinstance(lineup, str) or not isinstance(lineup, Sequence):
-        raise ValueError(f"lineup must be a list of agent specs or factories, got {lineup!r}")
-    lineup = list(lineup)
-    if len(lineup) != n:
-        raise ValueError(
-            f"lineup has {len(lineup)} entries for {n} players: give exactly {n} entries, "
-            "one per seat (a repeated spec is a separate entry)"
-        )
-    check_int("games", games, 1)
-    check_int("workers", workers, 1)
-    check_int("seed", seed, 0, rng.MAX_SEED - 1)
-    check_int("save_every", save_every, 1)
-    rules_dict = _rules_dict(rules, n)
-    config = RulesConfig.from_dict(rules_dict)
-    for entry in lineup:
-        if isinstance(entry, str):
-            make_agent(entry, 0, config)  # an unknown spec raises here, listing known specs
-        elif not callable(entry):
-            raise ValueError(
-                f"lineup entry {entry!r} is not allowed: use an agent spec string or a "
-                "factory(seed, config) -> agent"
-            )
-    names = entry_names(lineup)
-    deals = -(-int(games) // n)
-    every = int(save_every)
-    save_dir = None if save_games is None else prepare_save_dir(save_games)
-
-    def saved_rotations(deal: int) -> list[int]:
-        if save_dir is None:
-            return []
-        return [r for r in range(n) if (deal * n + r) % every == 0]
-
-    from joblib import delayed
-    from tqdm import tqdm
-
-    tasks = (
-        delayed(play_deal)(
-            lineup,
-            n,
-            rules_dict,
-            *deal_seeds(int(seed), d),
-            record_rotations=saved_rotations(d),
-            record_meta={"source": RECORD_SOURCE, "arena_seed": int(seed), "deal": d},
-        )
-        for d in range(deals)
+    return run_games(
+        arena_game(game),
+        lineup,
+        num_players,
+        games,
+        seed=seed,
+        workers=workers,
+        rules=rules,
+        progress=progress,
+        backend=backend,
+        address=address,
+        save_games=save_games,
+        save_every=save_every,
     )
-    records: list[dict[str, Any]] = []
-    with tqdm(
-        total=deals * n, unit="game", desc="arena", file=sys.stderr, disable=not progress
-    ) as bar:
-        parallel = _parallel(backend, int(workers), address)
-        for d, deal_records in enumerate(parallel(tasks)):  # generator keeps deal order
-            for rec in deal_records:
-                game_record = rec.pop("record", None)
-                if game_record is not None and save_dir is not None:
-                    _write_json(save_dir / record_file_name(d * n + rec["rotation"]), game_record)
-                records.append({"deal": d, **rec})
-            bar.update(n)
-    settings = {
-        "lineup": [entry_label(e) for e in lineup],
-        "names": names,
-        "num_players": n,
-        "games_requested": int(games),
-        "games": deals * n,
-        "deals": deals,
-        "seed": int(seed),
-        "workers": int(workers),
-        "backend": backend,
-        "rules": rules_dict,
-        "ci_method": CI_METHOD,
-        "rating_model": RATING_MODEL,
-    }
-    stats = summarize(names, records)
-    return ArenaResult(tuple(names), tuple(stats), tuple(records), settings)

@@ -45,6 +45,11 @@ def _register() -> None:
                 "gnome_env/gnoming_a_round_v1",
                 entry_point="gnome_env.gnoming_a_round_v1:env",
             )
+            register_aec(
+                "parallel",
+                "gnome_env/nerts_v0",
+                entry_point="gnome_env.nerts.nerts_v0:parallel_env",
+            )
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency

@@ -26,84 +26,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from gnome_env._draw import (  # noqa: F401  (re-exported: the names this module always had)
+    ADVANCE,
+    BACK,
+    BACK_FRAME,
+    CARD_H,
+    CARD_W,
+    DIM,
+    FACE,
+    FONT,
+    FRAME,
+    GAP,
+    GLYPH_H,
+    GLYPH_W,
+    GRID_H,
+    GRID_W,
+    HAZARD_FACE,
+    INK,
+    MARGIN,
+    MULLIGAN_FACE,
+    NEGATIVE_INK,
+    OUT_MARK,
+    OUTLINE,
+    PAD,
+    PANEL,
+    PANEL_H,
+    PANEL_W,
+    PANELS_PER_ROW,
+    SCALE,
+    TABLE,
+    TEXT,
+    TEXT_H,
+    TOP_H,
+    WIN_MARK,
+    _fill,
+    _frame,
+    draw_text,
+    text_width,
+)
 from gnome_env.cards import HAZARD, MULLIGAN, card_token
 from gnome_env.config import MAX_PLAYERS
 from gnome_env.engine import Game, Phase, Source
-
-# ---------------------------------------------------------------------- the font
-_GLYPHS = {
-    "0": ("###", "#.#", "#.#", "#.#", "###"),
-    "1": (".#.", "##.", ".#.", ".#.", "###"),
-    "2": ("###", "..#", "###", "#..", "###"),
-    "3": ("###", "..#", ".##", "..#", "###"),
-    "4": ("#.#", "#.#", "###", "..#", "..#"),
-    "5": ("###", "#..", "###", "..#", "###"),
-    "6": ("###", "#..", "###", "#.#", "###"),
-    "7": ("###", "..#", "..#", ".#.", ".#."),
-    "8": ("###", "#.#", "###", "#.#", "###"),
-    "9": ("###", "#.#", "###", "..#", "###"),
-    "A": (".#.", "#.#", "###", "#.#", "#.#"),
-    "B": ("##.", "#.#", "##.", "#.#", "##."),
-    "C": (".##", "#..", "#..", "#..", ".##"),
-    "D": ("##.", "#.#", "#.#", "#.#", "##."),
-    "E": ("###", "#..", "##.", "#..", "###"),
-    "F": ("###", "#..", "##.", "#..", "#.."),
-    "G": (".##", "#..", "#.#", "#.#", ".##"),
-    "H": ("#.#", "#.#", "###", "#.#", "#.#"),
-    "I": ("###", ".#.", ".#.", ".#.", "###"),
-    "J": ("..#", "..#", "..#", "#.#", ".#."),
-    "K": ("#.#", "#.#", "##.", "#.#", "#.#"),
-    "L": ("#..", "#..", "#..", "#..", "###"),
-    "M": ("#.#", "###", "###", "#.#", "#.#"),
-    "N": ("##.", "#.#", "#.#", "#.#", "#.#"),
-    "O": (".#.", "#.#", "#.#", "#.#", ".#."),
-    "P": ("##.", "#.#", "##.", "#..", "#.."),
-    "Q": (".#.", "#.#", "#.#", "##.", ".##"),
-    "R": ("##.", "#.#", "##.", "#.#", "#.#"),
-    "S": (".##", "#..", ".#.", "..#", "##."),
-    "T": ("###", ".#.", ".#.", ".#.", ".#."),
-    "U": ("#.#", "#.#", "#.#", "#.#", "###"),
-    "V": ("#.#", "#.#", "#.#", "#.#", ".#."),
-    "W": ("#.#", "#.#", "###", "###", "#.#"),
-    "X": ("#.#", "#.#", ".#.", "#.#", "#.#"),
-    "Y": ("#.#", "#.#", ".#.", ".#.", ".#."),
-    "Z": ("###", "..#", ".#.", "#..", "###"),
-    "-": ("...", "...", "###", "...", "..."),
-    "/": ("..#", "..#", ".#.", "#..", "#.."),
-    " ": ("...", "...", "...", "...", "..."),
-    "?": ("###", "..#", ".#.", "...", ".#."),
-}
-FONT = {ch: np.array([[c == "#" for c in row] for row in rows]) for ch, rows in _GLYPHS.items()}
-GLYPH_W, GLYPH_H = 3, 5
-
-# ---------------------------------------------------------------------- geometry and colours
-SCALE = 2  # font pixels per glyph dot
-ADVANCE = (GLYPH_W + 1) * SCALE  # text: one character every 8 pixels
-TEXT_H = GLYPH_H * SCALE
-CARD_W, CARD_H, GAP = 30, 40, 4
-GRID_W, GRID_H = 3 * CARD_W + 2 * GAP, 3 * CARD_H + 2 * GAP
-PAD = 6
-PANEL_W = GRID_W + 2 * PAD
-PANEL_H = PAD + TEXT_H + PAD + GRID_H + PAD + TEXT_H + PAD
-PANELS_PER_ROW = 4
-MARGIN = 8
-TOP_H = MARGIN + TEXT_H + 4 + CARD_H + 4 + TEXT_H + MARGIN
-
-TABLE = (20, 90, 40)
-PANEL = (14, 66, 28)
-FRAME = (255, 210, 0)
-TEXT = (235, 235, 225)
-DIM = (150, 180, 150)
-FACE = (245, 245, 235)
-MULLIGAN_FACE = (190, 235, 190)
-HAZARD_FACE = (255, 170, 80)
-INK = (20, 20, 20)
-NEGATIVE_INK = (25, 60, 200)
-BACK = (140, 25, 40)
-BACK_FRAME = (230, 200, 200)
-OUTLINE = (120, 150, 120)
-OUT_MARK = (255, 140, 60)
-WIN_MARK = (120, 220, 255)
 
 PHASE_NAMES = {
     Phase.OPENING_FLIP: "FLIP",
@@ -129,35 +92,6 @@ def image_size(slots: int) -> tuple[int, int]:
     width = max(MARGIN + columns * (PANEL_W + MARGIN), 420)
     height = TOP_H + rows * (PANEL_H + MARGIN)
     return height, width
-
-
-# ---------------------------------------------------------------------- drawing primitives
-def _fill(img: np.ndarray, y: int, x: int, h: int, w: int, colour: tuple[int, int, int]) -> None:
-    img[y : y + h, x : x + w] = colour
-
-
-def _frame(
-    img: np.ndarray, y: int, x: int, h: int, w: int, colour: tuple[int, int, int], t: int = 1
-) -> None:
-    _fill(img, y, x, t, w, colour)
-    _fill(img, y + h - t, x, t, w, colour)
-    _fill(img, y, x, h, t, colour)
-    _fill(img, y, x + w - t, h, t, colour)
-
-
-def text_width(text: str) -> int:
-    """Width in pixels of ``text`` drawn by :func:`draw_text`."""
-    return max(len(text) * ADVANCE - SCALE, 0)
-
-
-def draw_text(img: np.ndarray, y: int, x: int, text: str, colour: tuple[int, int, int]) -> None:
-    """Draw ``text`` (upper-cased; unknown characters as ``?``) with its top left at (y, x)."""
-    for i, ch in enumerate(text.upper()):
-        glyph = FONT.get(ch, FONT["?"])
-        big = np.kron(glyph, np.ones((SCALE, SCALE), dtype=bool))
-        x0 = x + i * ADVANCE
-        region = img[y : y + TEXT_H, x0 : x0 + GLYPH_W * SCALE]
-        region[big[: region.shape[0], : region.shape[1]]] = colour
 
 
 def draw_card(img: np.ndarray, y: int, x: int, code: int | None) -> None:

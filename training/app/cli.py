@@ -8,9 +8,98 @@ import sys
 from gnome_env import Game, RulesConfig, save_record
 from training.config import ArgumentParser
 
+#: The games ``gnome demo`` and ``gnome eval`` play (``--game``), with their seat ranges and
+#: default seat counts.
+GAMES = {"gnoming": (3, 7, 5), "nerts": (2, 6, 4)}
+#: Options that only one game has, by command: option -> its argparse dest (None = not given).
+GNOMING_ONLY = {
+    "demo": {"--record": "record"},
+    "eval": {
+        "--rounds": "rounds",
+        "--max-turns": "max_turns",
+        "--save-games": "save_games",
+        "--save-every": "save_every",
+    },
+}
+NERTS_ONLY = {
+    "demo": {
+        "--lineup": "lineup",
+        "--target": "target",
+        "--max-hands": "max_hands",
+        "--max-steps": "max_steps",
+    },
+    "eval": {"--target": "target", "--max-hands": "max_hands", "--max-steps": "max_steps"},
+}
+
+
+class _GameAction(argparse.Action):
+    """``--game NAME`` (one of :data:`GAMES`). A number is the mistyped ``--games`` of
+    ``gnome eval`` (``--game 6``): it is reported as an unrecognized option with that hint,
+    as the parser reports every other typo."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        if values in GAMES:
+            setattr(namespace, self.dest, values)
+            return
+        known = ", ".join(GAMES)
+        if str(values).lstrip("+-").isdigit():
+            usage = parser.format_usage()
+            if usage.count("\n") > 3:
+                usage = f"usage: {parser.prog} [options]; {parser.prog} --help lists them\n"
+            parser.exit(
+                2,
+                f"{usage}{parser.prog}: error: unrecognized arguments: {option_string} {values} "
+                f"({option_string}: did you mean --games? {option_string} names the game: "
+                f"{known})\n",
+            )
+        parser.error(f"argument {option_string}: invalid choice: {values!r} (choose from {known})")
+
+
+def _check_game_options(args: argparse.Namespace, command: str) -> None:
+    """Parser errors for ``--players`` out of the game's range and for options of the other
+    game; fills in the game's default seat count."""
+    parser: argparse.ArgumentParser = args.parser
+    low, high, default = GAMES[args.game]
+    if args.players is None:
+        args.players = default
+    elif not low <= args.players <= high:
+        parser.error(
+            f"argument --players: {args.players} is not allowed for --game {args.game}: "
+            f"use {low}..{high}"
+        )
+    other = NERTS_ONLY if args.game == "gnoming" else GNOMING_ONLY
+    for option, dest in other[command].items():
+        if getattr(args, dest) is not None:
+            parser.error(
+                f"argument {option}: only with --game "
+                f"{'nerts' if args.game == 'gnoming' else 'gnoming'} (this is --game {args.game})"
+            )
+
+
+def _nerts_config(args: argparse.Namespace, players: int) -> object:
+    """The NertsConfig of ``--players``, ``--target``, ``--max-hands`` and ``--max-steps``
+    (parser errors name the option)."""
+    from gnome_env.nerts import NertsConfig
+
+    options = {
+        "target_score": ("--target", args.target),
+        "max_hands": ("--max-hands", args.max_hands),
+        "max_steps_per_hand": ("--max-steps", args.max_steps),
+    }
+    values = {field: value for field, (_, value) in options.items() if value is not None}
+    try:
+        return NertsConfig(players=players, **values)
+    except ValueError as err:
+        option = next((o for f, (o, _) in options.items() if str(err).startswith(f)), "--players")
+        args.parser.error(f"argument {option}: {err}")
+
 
 def _demo(args: argparse.Namespace) -> int:
-    """Play one game with uniformly random legal actions and print every round's scores."""
+    """Play one game and print its scores: Gnoming A Round with uniformly random legal
+    actions, or Nerts (``--game nerts``) with the ``--lineup`` bots."""
+    _check_game_options(args, "demo")
+    if args.game == "nerts":
+        return _demo_nerts(args)
     import numpy as np
 
     from agents.human import format_round_result, format_winners
@@ -33,6 +122,58 @@ def _demo(args: argparse.Namespace) -> int:
     if args.record:
         save_record(game, args.record)
         print(f"record written to {args.record}")
+    return 0
+
+
+def _demo_nerts(args: argparse.Namespace) -> int:
+    """``gnome demo --game nerts``: one Nerts game of bots, hand by hand, then the final
+    position of its last hand."""
+    from agents.nerts.arena import play_game
+    from agents.nerts.registry import known_nerts_specs, make_nerts_agent
+    from gnome_env.nerts import NertsGame
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    if not 0 <= args.seed < 2**63:
+        parser.error(
+            f"argument --seed: {args.seed} is not allowed: use an integer from 0 to {2**63 - 1}"
+        )
+    config = _nerts_config(args, n)
+    specs = [s.strip() for s in (args.lineup or "greedy").split(",")]
+    known = ", ".join(known_nerts_specs())
+    if len(specs) not in (1, n) or any(not s for s in specs):
+        parser.error(
+            f"argument --lineup: {args.lineup!r}: give one Nerts spec for every seat or {n} "
+            f"comma-separated specs, one per seat; known Nerts specs: {known}"
+        )
+    if len(specs) == 1:
+        specs = specs * n
+    try:
+        agents = [
+            make_nerts_agent(spec, args.seed + seat, config) for seat, spec in enumerate(specs)
+        ]
+    except ValueError as err:
+        parser.error(f"argument --lineup: {err}")
+    game = NertsGame(config, seed=args.seed)
+    steps = play_game(game, agents)
+    print(f"Nerts, {n} players, seed {args.seed}, seats: {', '.join(specs)}")
+    print(
+        f"game ends at a total of {config.target_score} or after {config.max_hands} hands; "
+        f"hands are capped at {config.max_steps_per_hand} steps"
+    )
+    totals = [0] * n
+    for h in game.hand_results:
+        totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
+        callers = f", called by {', '.join(f'p{c}' for c in h.callers)}" if h.callers else ""
+        print(
+            f"hand {h.hand}: {h.end_reason} after {h.steps} steps{callers}; "
+            f"scores {list(h.scores)}, totals {totals}"
+        )
+    print()
+    print(game.render())
+    print()
+    winners = ", ".join(f"p{s} ({specs[s]})" for s in game.winners())
+    print(f"winner{'s' if len(game.winners()) > 1 else ''}: {winners}; {steps} steps")
     return 0
 
 
@@ -120,8 +261,13 @@ def _eval(args: argparse.Namespace) -> int:
     from agents.arena import prepare_save_dir, run_arena
     from agents.registry import known_specs, make_agent
 
+    _check_game_options(args, "eval")
+    if args.game == "nerts":
+        return _eval_nerts(args)
     parser: argparse.ArgumentParser = args.parser
     n = args.players
+    if args.rounds is None:
+        args.rounds = 3
     known = ", ".join(known_specs())
     lineup = [s.strip() for s in args.lineup.split(",")]
     if len(lineup) != n:
@@ -185,6 +331,12 @@ def _eval(args: argparse.Namespace) -> int:
     if args.save_games is not None:
         written = -(-result.settings["games"] // save_every)
         print(f"{written} game records written to {args.save_games}")
+    _write_outputs(result, args)
+    return 0
+
+
+def _write_outputs(result: object, args: argparse.Namespace) -> None:
+    """``--json``, ``--csv`` and ``--plot`` of ``gnome eval``."""
     if args.json:
         result.to_json(args.json)
         print(f"JSON written to {args.json}")
@@ -194,6 +346,60 @@ def _eval(args: argparse.Namespace) -> int:
     if args.plot:
         result.plot(args.plot)
         print(f"plot written to {args.plot}")
+
+
+def _eval_nerts(args: argparse.Namespace) -> int:
+    """``gnome eval --game nerts``: the arena on Nerts (agents.nerts.arena)."""
+    from agents.arena import run_arena
+    from agents.nerts.registry import known_nerts_specs, make_nerts_agent
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    known = ", ".join(known_nerts_specs())
+    lineup = [s.strip() for s in args.lineup.split(",")]
+    if len(lineup) != n:
+        parser.error(
+            f"argument --lineup: {len(lineup)} specs given for {n} players; give exactly {n} "
+            f"comma-separated Nerts specs, one per lineup entry (repeat a spec to seat it more "
+            f"than once); known Nerts specs: {known}"
+        )
+    if any(not s for s in lineup):
+        parser.error(
+            f"argument --lineup: an empty spec in {args.lineup!r}; known Nerts specs: {known}"
+        )
+    if args.games < 1:
+        parser.error(f"argument --games: {args.games} is not allowed: use an integer >= 1")
+    if args.workers < 1:
+        parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
+    if args.seed < 0:
+        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    if args.address is not None and args.backend == "loky":
+        parser.error("argument --address: only with --backend ray or --backend dask")
+    config = _nerts_config(args, n)
+    for spec in lineup:
+        try:
+            make_nerts_agent(spec, 0, config)
+        except ValueError as err:
+            parser.error(f"argument --lineup: {err}")
+    try:
+        result = run_arena(
+            lineup,
+            n,
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            rules=config,
+            progress=not args.no_progress,
+            backend=args.backend,
+            address=args.address,
+            game="nerts",
+        )
+    except ValueError as err:
+        if "needs" not in str(err):  # a missing backend package: say what to install
+            raise
+        parser.error(f"argument --backend: {err}")
+    print(result.table())
+    _write_outputs(result, args)
     return 0
 
 
@@ -221,17 +427,76 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--game",
+        default="gnoming",
+        action=_GameAction,
+        metavar="{gnoming,nerts}",
+        help="the game: gnoming (Gnoming A Round, default) or nerts (docs/nerts.md)",
+    )
+
+
+def _add_players_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seats: 3..7 for gnoming (default 5), 2..6 for nerts (default 4)",
+    )
+
+
+def _add_nerts_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        help="nerts only: N31 target total that ends the game (default 100)",
+    )
+    parser.add_argument(
+        "--max-hands",
+        type=int,
+        default=None,
+        help="nerts only: N31 hands per game at most (default 50; 1 = one-hand games)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="nerts only: N28 step cap per hand (default 1000)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from agents.registry import known_specs
 
     parser = ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="play one random game and print the scores")
-    demo.add_argument("--players", type=int, default=5, choices=range(3, 8), metavar="{3..7}")
+    from agents.nerts.registry import known_nerts_specs
+
+    nerts_known = ", ".join(known_nerts_specs())
+    demo = sub.add_parser(
+        "demo",
+        help="play one random game and print the scores",
+        description="Play one game and print its scores: Gnoming A Round with uniformly "
+        "random legal actions (default), or Nerts (--game nerts) with the --lineup bots.",
+    )
+    _add_game_option(demo)
+    _add_players_option(demo)
     demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--record", default=None, help="write the game record (JSON) here")
-    demo.set_defaults(func=_demo)
+    demo.add_argument(
+        "--record", default=None, help="write the game record (JSON) here (gnoming only)"
+    )
+    demo.add_argument(
+        "--lineup",
+        default=None,
+        help="nerts only: one Nerts spec for every seat, or one per seat, comma-separated "
+        f"(default greedy); known Nerts specs: {nerts_known}",
+    )
+    _add_nerts_options(demo)
+    demo.set_defaults(func=_demo, parser=demo)
     play = sub.add_parser(
         "play",
         help="play one game in the terminal against agent opponents",
@@ -270,12 +535,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--games is rounded up to a multiple of --players. Reports win rate with a 95% CI, "
         "mean round score, mean total, mean rank and an OpenSkill rating (docs/arena.md).",
     )
-    ev.add_argument("--players", type=int, default=5, choices=range(3, 8), metavar="{3..7}")
+    _add_game_option(ev)
+    _add_players_option(ev)
     ev.add_argument(
         "--lineup",
         required=True,
         help="comma-separated agent specs, exactly one per player, e.g. "
-        f"expert,greedy,greedy,random,random; known specs: {', '.join(known_specs())}",
+        f"expert,greedy,greedy,random,random; known specs: {', '.join(known_specs())}; "
+        f"known Nerts specs (--game nerts): {nerts_known}",
     )
     ev.add_argument("--games", type=int, default=1000, help="games to play, >= 1 (default 1000)")
     ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
@@ -305,8 +572,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--save-games",
         default=None,
         metavar="DIR",
-        help="write game records (JSON, replayable with gnome_env.load_record) to "
-        "DIR/game_NNNNNN.json, NNNNNN = deal x players + rotation (DIR is created)",
+        help="gnoming only: write game records (JSON, replayable with gnome_env.load_record) "
+        "to DIR/game_NNNNNN.json, NNNNNN = deal x players + rotation (DIR is created)",
     )
     ev.add_argument(
         "--save-every",
@@ -319,9 +586,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns",
         type=int,
         default=None,
-        help="R17 turn cap per round (default 60 x players)",
+        help="gnoming only: R17 turn cap per round (default 60 x players)",
     )
-    ev.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
+    ev.add_argument(
+        "--rounds", type=int, default=None, help="gnoming only: R23 rounds per game (default 3)"
+    )
+    _add_nerts_options(ev)
     ev.set_defaults(func=_eval, parser=ev)
     bench = sub.add_parser(
         "bench",
@@ -394,10 +664,14 @@ def main(argv: list[str] | None = None) -> int:
             from training.qdistill import main as distill_main
 
             return distill_main(argv[1:])
+        if trainer == "nerts_ppo":  # ``trainer: nerts_ppo`` (training/nerts_ppo.py)
+            from training.nerts_ppo import main as nerts_main
+
+            return nerts_main(argv[1:])
         if trainer is not None:
             print(
                 f"gnome train: error: the config's trainer: {trainer!r} is not known; "
-                "allowed: qdistill (leave the key out for PPO)",
+                "allowed: qdistill, nerts_ppo (leave the key out for PPO)",
                 file=sys.stderr,
             )
             return 2

@@ -1,0 +1,167 @@
+"""Nerts in the shared arena (:mod:`agents.arena_core`): ``run_arena(..., game="nerts")``.
+
+A Nerts *deal* is one game seed: every seat rotation plays ``NertsGame(config, deal_seed)``,
+so the decks of every hand (N4) and the priority order of every step (N20: pi depends on the
+seed, hand and step only) are common to the rotations. One arena *game* is one whole Nerts
+game: hands until N31 ends it (``target_score`` reached or ``max_hands`` played), so
+``rules={"max_hands": 1}`` makes every arena game a single hand.
+
+Each step every seat's agent gets ``NertsView.from_game(game, seat)`` -- its public view
+(N34), never the game -- and returns an id from ``view.legal_actions``; an illegal id is an
+error (the engine raises, nothing is substituted). Ranks follow N31: higher total first, a
+tie broken by the higher last-hand score; seats equal on both share the rank and the win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agents.arena_core import (
+    ArenaGame,
+    agent_seed_for,
+    average_ranks,
+    rotation_seats,
+    win_shares,
+)
+from agents.nerts.registry import make_nerts_agent
+from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
+from gnome_env.nerts.engine import NertsGame
+from gnome_env.nerts.information import NertsView
+
+#: A Nerts lineup entry: a spec (``"greedy"``) or a factory ``(seed, NertsConfig) -> agent``.
+NertsEntry = str | Callable[[int, NertsConfig], Any]
+
+#: Rule options shown in the table's rules line even at their defaults.
+_ALWAYS_SHOWN = ("target_score", "max_hands", "max_steps_per_hand")
+
+
+def nerts_rules_dict(rules: NertsConfig | Mapping[str, object] | None, n: int) -> dict[str, Any]:
+    """The full Nerts rules (``NertsConfig.to_dict``) for ``n`` seats; ``rules`` may be a
+    NertsConfig, a mapping of its fields or None. A ``players`` in ``rules`` must be ``n``."""
+    if rules is None:
+        values: dict[str, object] = {}
+    elif isinstance(rules, NertsConfig):
+        values = rules.to_dict()
+    elif isinstance(rules, Mapping):
+        values = dict(rules)
+    else:
+        raise ValueError(f"rules must be a NertsConfig, a mapping or None, got {rules!r}")
+    if values.get("players", n) != n:
+        raise ValueError(
+            f"rules say players={values['players']!r} but num_players={n}: "
+            "they must agree (or leave players out of rules)"
+        )
+    return NertsConfig.from_dict({**values, "players": n}).to_dict()
+
+
+def _check_entry(entry: str, rules_dict: Mapping[str, Any]) -> None:
+    """An unknown Nerts spec raises here, listing the known Nerts specs."""
+    make_nerts_agent(entry, 0, NertsConfig.from_dict(rules_dict))
+
+
+def _rules_line(rules: Mapping[str, Any], n: int) -> str:
+    """The rules line of the printed table: the game's length and every option set."""
+    defaults = NertsConfig().to_dict()
+    shown = [f"{k}={rules[k]}" for k in _ALWAYS_SHOWN]
+    shown += [
+        f"{k}={rules[k]}"
+        for k in NertsConfig.field_names()
+        if k not in _ALWAYS_SHOWN and k != "players" and rules[k] != defaults[k]
+    ]
+    return "rules: " + ", ".join(shown)
+
+
+def _build(entry: NertsEntry, seed: int, config: NertsConfig) -> Any:
+    if isinstance(entry, str):
+        return make_nerts_agent(entry, seed, config)
+    return entry(seed, config)
+
+
+def play_game(game: NertsGame, agents: Sequence[Any]) -> int:
+    """Play ``game`` to its end (N31) with one agent per seat; the number of steps played."""
+    n = game.num_players
+    steps = 0
+    while True:
+        if game.hand_over:
+            if game.game_over:
+                return steps
+            game.next_hand()
+        game.step([agents[s].decide(NertsView.from_game(game, s)) for s in range(n)])
+        steps += 1
+
+
+def game_outcome(game: NertsGame) -> tuple[list[float], list[float]]:
+    """Ranks and win shares by seat of a finished game (N31: total, then last-hand score)."""
+    last = game.hand_results[-1].scores
+    ranks = average_ranks([(-game.totals[s], -last[s]) for s in range(game.num_players)])
+    return ranks, win_shares(game.winners(), game.num_players)
+
+
+def play_nerts_deal(
+    lineup_specs: Sequence[NertsEntry],
+    num_players: int,
+    rules_dict: Mapping[str, object],
+    deal_seed: int,
+    agent_seed: int,
+    record_rotations: Sequence[int] = (),
+    record_meta: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Play the ``num_players`` seat rotations of one Nerts deal; one record per game.
+
+    Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n``; every rotation plays
+    ``NertsGame(config, deal_seed)`` (common deals). Agents are built fresh per game, seeded
+    by :func:`agents.arena_core.agent_seed_for`. A pure function of its arguments. Each
+    record lists, by lineup entry: ``seats``, ``totals``, ``hand_scores`` (one list per
+    entry), ``ranks`` and ``win_shares``; plus ``rotation``, ``game_seed``, ``hands``,
+    ``steps``, ``end_reasons`` (one per hand) and the final state's ``digest``. Nerts has
+    no game record format yet, so ``record_rotations`` must be empty (``record_meta`` is
+    accepted for the shared call and unused).
+    """
+    n = num_players
+    if len(lineup_specs) != n:
+        raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
+    if record_rotations:
+        raise ValueError("Nerts games cannot be saved: there is no Nerts game record format")
+    config = NertsConfig.from_dict({**rules_dict, "players": n})
+    records = []
+    for rotation in range(n):
+        seats = rotation_seats(n, rotation)
+        agents: list[Any] = [None] * n
+        for i, entry in enumerate(lineup_specs):
+            agents[seats[i]] = _build(entry, agent_seed_for(agent_seed, rotation, i), config)
+        game = NertsGame(config, deal_seed)
+        steps = play_game(game, agents)
+        ranks, shares = game_outcome(game)
+        records.append(
+            {
+                "rotation": rotation,
+                "game_seed": deal_seed,
+                "seats": seats,
+                "totals": [game.totals[s] for s in seats],
+                "hand_scores": [[h.scores[s] for h in game.hand_results] for s in seats],
+                "ranks": [ranks[s] for s in seats],
+                "win_shares": [shares[s] for s in seats],
+                "hands": len(game.hand_results),
+                "steps": steps,
+                "end_reasons": [h.end_reason for h in game.hand_results],
+                "digest": game.digest(),
+            }
+        )
+    return records
+
+
+#: Nerts in the shared arena.
+NERTS_ARENA = ArenaGame(
+    name="nerts",
+    title="Nerts",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    play_deal=play_nerts_deal,
+    rules_dict=nerts_rules_dict,
+    check_entry=_check_entry,
+    rules_line=_rules_line,
+    score_name="hand",
+    score_key="hand_scores",
+    saves_games=False,
+)

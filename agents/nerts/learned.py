@@ -1,0 +1,211 @@
+"""A learned Nerts policy: the network, its checkpoints, and the agent that plays it.
+
+Needs torch. The network is an MLP over the ``nerts_v0`` observation (the same size for
+every player count), with a policy head over the N36 action table and a value head. The
+agent (:class:`NertsPolicyAgent`, spec ``ppo:PATH`` in the Nerts registry) decides from a
+:class:`gnome_env.nerts.information.NertsView` -- the observation is built from the view
+(:class:`gnome_env.nerts.encoding.NertsEncoder`, the env's own encoder), so it sees what
+its seat may know only --
+and plays its most likely legal action (``sample=True``: samples it, seeded).
+
+A checkpoint is a ``torch.save`` dict of plain values and tensors (``weights_only`` loads):
+``format`` ``gnome_env-nerts-policy``, ``version``, ``observation_size``, ``num_actions``,
+``rules`` (the :class:`NertsConfig` dict of the table sizes it was trained on), ``network``
+(constructor arguments), ``state_dict``, and ``training`` (the run's config and counters).
+:func:`read_checkpoint` turns every unusable file into a ``ValueError`` saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from gnome_env.nerts.config import NertsConfig
+
+CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
+CHECKPOINT_VERSION = 1
+MASKED_LOGIT = -1e9
+
+
+class NertsPolicyNetwork(nn.Module):
+    """MLP trunk -> (logits over the N36 actions, value)."""
+
+    def __init__(self, observation_size: int, num_actions: int, hidden: Sequence[int] = (256, 256)):
+        super().__init__()
+        self.observation_size = int(observation_size)
+        self.num_actions = int(num_actions)
+        self.hidden = [int(h) for h in hidden]
+        layers: list[nn.Module] = []
+        width = self.observation_size
+        for h in self.hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, self.num_actions)
+        self.value = nn.Linear(width, 1)
+
+    def reset_parameters(self, generator: torch.Generator) -> None:
+        """Orthogonal init from an explicit generator (CleanRL's gains: sqrt 2, 0.01, 1)."""
+        gains = [2**0.5] * len(self.hidden)
+        linears = [m for m in self.trunk if isinstance(m, nn.Linear)]
+        for layer, gain in [
+            *zip(linears, gains, strict=True),
+            (self.policy, 0.01),
+            (self.value, 1.0),
+        ]:
+            flat = torch.randn(layer.weight.shape, generator=generator)
+            q, r = torch.linalg.qr(flat if flat.shape[0] >= flat.shape[1] else flat.T)
+            q = q * torch.sign(torch.diagonal(r))
+            weight = q if flat.shape[0] >= flat.shape[1] else q.T
+            with torch.no_grad():
+                layer.weight.copy_(gain * weight)
+                layer.bias.zero_()
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, value) for a batch of observations and boolean masks."""
+        z = self.trunk(obs)
+        return self.policy(z).masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
+
+    def describe(self) -> dict[str, Any]:
+        """Constructor arguments, for checkpoints."""
+        return {"hidden": list(self.hidden)}
+
+
+def table_rules(config: NertsConfig) -> dict[str, int]:
+    """The rule fields that fix the observation and action sizes."""
+    return {"jokers": config.jokers, "work_piles": config.work_piles}
+
+
+def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
+    """``torch.save`` atomically (temp file in the same directory, then ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def checkpoint_payload(net: NertsPolicyNetwork, config: NertsConfig, training: dict) -> dict:
+    """What :func:`write_checkpoint` stores for ``net``."""
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "observation_size": net.observation_size,
+        "num_actions": net.num_actions,
+        "rules": table_rules(config),
+        "network": net.describe(),
+        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "training": training,
+    }
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Load and check a Nerts policy checkpoint; any problem is a ``ValueError``."""
+    path = Path(path)
+    where = f"checkpoint {str(path)!r}"
+    if not path.exists():
+        raise ValueError(f"{where} does not exist")
+    if path.is_dir():
+        raise ValueError(f"{where} is a directory, not a checkpoint file")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch.load raises many types on foreign or damaged bytes
+        raise ValueError(
+            f"{where} cannot be read as a torch checkpoint (corrupt, truncated or not a torch "
+            f"file): {type(err).__name__}"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(
+            f"{where} is not a Nerts policy checkpoint (expected format={CHECKPOINT_FORMAT!r}, "
+            "as written by training/nerts_ppo.py)"
+        )
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(
+            f"{where} has version {data.get('version')!r}; this reads {CHECKPOINT_VERSION}"
+        )
+    missing = [
+        k
+        for k in ("observation_size", "num_actions", "rules", "network", "state_dict")
+        if k not in data
+    ]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
+    return data
+
+
+def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> NertsPolicyNetwork:
+    """Rebuild the network of a checked checkpoint dict."""
+    net = NertsPolicyNetwork(data["observation_size"], data["num_actions"], **data["network"])
+    try:
+        net.load_state_dict(data["state_dict"])
+    except (RuntimeError, KeyError) as err:
+        raise ValueError(f"{where}: weights do not fit the network: {str(err)[:200]}") from None
+    net.eval()
+    return net
+
+
+class NertsPolicyAgent:
+    """Plays a Nerts checkpoint from a seat's :class:`NertsView` (most likely legal action,
+    or sampled with ``sample=True``)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        seed: int = 0,
+        config: NertsConfig | None = None,
+        sample: bool = False,
+    ):
+        from gnome_env.nerts.encoding import NertsEncoder
+
+        config = config or NertsConfig()
+        self.encoder = NertsEncoder(config)
+        data = read_checkpoint(path)
+        where = f"checkpoint {str(path)!r}"
+        if data["rules"] != table_rules(config):
+            raise ValueError(
+                f"{where} was trained with {data['rules']}; these rules have {table_rules(config)} "
+                "(the observation and action sizes differ)"
+            )
+        if data["observation_size"] != self.encoder.size or data["num_actions"] != config.n_actions:
+            raise ValueError(f"{where} does not fit these rules' observation/action sizes")
+        self.net = network_from_checkpoint(data, where)
+        self.config = config
+        self.sample = bool(sample)
+        self.rng = np.random.default_rng(seed)
+        self.path = str(path)
+
+    def distribution(self, view: Any) -> np.ndarray:
+        """Action probabilities (0 for illegal ids) from a seat's view."""
+        obs = torch.as_tensor(self.encoder.encode(view), dtype=torch.float32)[None]
+        mask = torch.zeros((1, self.config.n_actions), dtype=torch.bool)
+        mask[0, list(view.legal_actions)] = True
+        with torch.no_grad():
+            logits, _ = self.net(obs, mask)
+            return torch.softmax(logits, -1)[0].numpy().astype(np.float64)
+
+    def decide(self, view: Any) -> int:
+        """The chosen action id for the seat's view."""
+        if len(view.legal_actions) == 1:
+            return int(view.legal_actions[0])
+        p = self.distribution(view)
+        if self.sample:
+            return int(self.rng.choice(len(p), p=p / p.sum()))
+        return int(np.argmax(p))
+
+    def __repr__(self) -> str:
+        return f"NertsPolicyAgent({self.path!r}, sample={self.sample})"

@@ -1,0 +1,82 @@
+"""Nerts agents by spec string, the names used on the command line (``--lineup greedy,random``).
+
+:func:`make_nerts_agent` is the one place that maps Nerts specs to agent classes, as
+:func:`agents.registry.make_agent` does for Gnoming A Round. A spec is ``name`` or
+``name:argument``: ``random`` and ``greedy`` take no argument; ``ppo:PATH`` and
+``ppo-sample:PATH`` load a learned policy checkpoint (:mod:`agents.nerts.learned`, needs
+torch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents.nerts.bots import GreedyNertsAgent, RandomNertsAgent
+from gnome_env.nerts.config import NertsConfig
+
+NertsFactory = Callable[[str | None, int, NertsConfig | None], Any]
+
+
+def _no_argument(name: str, cls: Callable[[int, NertsConfig | None], Any]) -> NertsFactory:
+    """A factory for a spec that takes no ``:argument``."""
+
+    def factory(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
+        if argument is not None:
+            raise ValueError(
+                f"Nerts agent spec {name!r} takes no argument, got '{name}:{argument}'"
+            )
+        return cls(seed, config)
+
+    return factory
+
+
+def _learned(name: str, sample: bool) -> NertsFactory:
+    """A factory for ``ppo:PATH`` / ``ppo-sample:PATH`` (a learned policy; needs torch)."""
+
+    def factory(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
+        if not argument:
+            raise ValueError(f"Nerts agent spec {name!r} needs a checkpoint path: {name}:PATH")
+        try:
+            from agents.nerts.learned import NertsPolicyAgent
+        except ImportError as err:
+            raise ValueError(f"Nerts agent spec {name!r} needs torch: {err}") from None
+        return NertsPolicyAgent(argument, seed=seed, config=config, sample=sample)
+
+    return factory
+
+
+#: spec name -> factory(argument or None, seed, config or None)
+NERTS_AGENT_FACTORIES: dict[str, NertsFactory] = {
+    "random": _no_argument("random", RandomNertsAgent),
+    "greedy": _no_argument("greedy", GreedyNertsAgent),
+    "ppo": _learned("ppo", sample=False),
+    "ppo-sample": _learned("ppo-sample", sample=True),
+}
+
+
+def known_nerts_specs() -> tuple[str, ...]:
+    """The spec names :func:`make_nerts_agent` accepts, sorted."""
+    return tuple(sorted(NERTS_AGENT_FACTORIES))
+
+
+def make_nerts_agent(spec: str, seed: int, config: NertsConfig | None = None) -> Any:
+    """Build the Nerts agent a spec names, seeded with ``seed``, for games under ``config``
+    (None: the default rules). Every agent has ``decide(view) -> int``.
+
+    Specs: ``random``, ``greedy`` (:mod:`agents.nerts.bots`), ``ppo:PATH`` (a
+    learned policy checkpoint, most likely action) and ``ppo-sample:PATH`` (sampling it).
+    An unknown spec raises ``ValueError`` listing the known Nerts specs.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"Nerts agent spec must be a string, got {spec!r}")
+    if config is not None and not isinstance(config, NertsConfig):
+        raise ValueError(f"config must be a NertsConfig or None, got {type(config).__name__}")
+    name, sep, argument = spec.strip().partition(":")
+    factory = NERTS_AGENT_FACTORIES.get(name)
+    if factory is None:
+        raise ValueError(
+            f"unknown Nerts agent spec {spec!r}; known Nerts specs: "
+            f"{', '.join(known_nerts_specs())}"
+        )
+    return factory(argument if sep else None, seed, config)

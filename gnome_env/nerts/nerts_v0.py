@@ -1,0 +1,547 @@
+"""Nerts -- PettingZoo Parallel environment (RULES-nerts.md N1-N36).
+
+=====================  ==============================================================
+Import                 ``from gnome_env.nerts import nerts_v0``
+Actions                Discrete(N_ACTIONS): 397 with the defaults (N36)
+Agents                 ``player_0 .. player_{P-1}``, P = ``players`` (2..6, default 4)
+Parallel API           yes (every agent acts every step, ``is_parallelizable=True``)
+Manual control         no
+Observation shape      ``observation``: (2527,) float32, ``action_mask``: (397,) int8
+Observation values     ``observation`` in [0, 1] except ``total`` (see below)
+State shape            (3823,) float32 (``state()``, full information)
+Registered as          ``pettingzoo.make("parallel", "gnome_env/nerts_v0")``
+=====================  ==============================================================
+
+Shapes are for the defaults; they depend only on ``work_piles`` (W) and ``jokers`` (F = (4 +
+jokers) x 6 foundation slots), **never on the player count**: seats are padded to six.
+
+``parallel_env(**kw)`` is the environment (a :class:`NertsParallelEnv`);
+``env(**kw)`` is its AEC form, ``pettingzoo.utils.parallel_to_aec(parallel_env(**kw))``
+(with PettingZoo's order checks), and ``raw_env(**kw)`` the same without them.
+
+Keyword arguments: ``players`` (2..6, default 4) and every other field of
+:class:`gnome_env.nerts.NertsConfig` (``jokers``, ``nerts_size``, ``work_piles``,
+``slide_under``, ``turn_size``, ``foundation_tie``, ``auto_call``, ``stall_steps``,
+``max_steps_per_hand``, ``target_score``, ``max_hands``); ``reward`` (``"relative"``,
+``"score"``, ``"sparse"``); ``episode`` (``"hand"``, ``"game"``); ``render_mode`` (``None``,
+``"human"``, ``"ansi"``, ``"rgb_array"``). A bad value or an unknown name raises
+``ValueError`` naming it.
+
+Observation Space
+-----------------
+``{"observation": Box(float32, (OBS,)), "action_mask": Box(int8 0/1, (N_ACTIONS,))}``, seen
+from the agent's seat and built only from :class:`gnome_env.nerts.information.NertsView`
+(the public information of N34; N35's hidden cards cannot leak). Seat blocks are *rotated*:
+block ``r`` is the seat ``r`` places after the agent (``r = 0``: the agent), padded to six.
+The encoder is :class:`gnome_env.nerts.encoding.NertsEncoder`; ``env.slices`` names the
+top-level blocks, ``env.encoder.seat_slice(r, name)`` and ``env.encoder.slot_slice(f,
+name)`` give any field's absolute slice. Offsets with the defaults (W = 4, F = 24):
+
+==================  ====================  ===================================================
+slice               block                 content
+==================  ====================  ===================================================
+[0, 2172)           ``seats``             6 seat blocks of 362 (rotated; zeros if absent)
+[2172, 2508)        ``slots``             24 slot blocks of 14
+[2508, 2514)        ``present``           seats-present mask (rotated: first P entries 1)
+[2514, 2515)        ``step``              steps of this hand / max_steps_per_hand
+[2515, 2516)        ``stall``             N25 stall count / stall_steps
+[2516, 2517)        ``remedy``            N26 remedy flag
+[2517, 2518)        ``hand``              hand index / max_hands
+[2518, 2519)        ``slots_used``        slots in use / F
+[2519, 2520)        ``hand_over``         1 once the hand has ended
+[2520, 2527)        ``rules``             players/6, nerts_size/20, turn_size/3, jokers/2,
+                                          slide_under, auto_call, foundation_tie=both_keep
+==================  ====================  ===================================================
+
+One seat block (offset ``r * 362``; widths for W = 4):
+
+=================  ========  ==================================================================
+field              width     content
+=================  ========  ==================================================================
+present            1         1 if the seat is at the table
+nerts_size         1         cards in its Nerts pile / nerts_size
+nerts_top          54        one-hot N2 id of its face-up Nerts top (zeros: empty)
+work_cards         4 x 54    per work pile, membership set of its cards (N9: a run, so
+                             the set, length and base rank give the order)
+work_len           4         per work pile, length / 13
+work_base          4         per work pile, rank of the base / 13 (0: empty or jokers only)
+work_top           4         per work pile, rank of the top / 13 (0: empty or jokers only)
+waste_top          54        one-hot N2 id of its waste top (zeros: empty)
+waste_size         1         waste size / deck size (52 + jokers)
+stock_size         1         stock size / deck size
+seen               1         N24 seen / n, clipped to 1 (1 when n = 0)
+exhausted          1         N24 exhausted flag
+foundation         1         its cards on foundations / deck size
+hand_score         1         N30 S, as (S + 2 nerts_size) / (deck size + 2 nerts_size)
+total              1         game total / target_score: in [-2 nerts_size max_hands / target,
+                             (target - 1 + deck size) / target] ([-13, 1.53] by default)
+last_blocked       1         N21: its play was blocked in the last step
+last_priority      6         one-hot position of the seat in the last step's pi (N20)
+last_kind          10        one-hot kind (N19, ``actions.Kind``) of its last action
+=================  ========  ==================================================================
+
+One slot block (slot ``f`` at ``2172 + 14 f``): ``state`` (3: one-hot unused, open,
+complete), ``suit`` (4: one-hot C D H S), ``top`` (1: top rank / 13), ``owners`` (6: the
+cards of each rotated seat on the slot / 13). The last-step fields are zeros right after a
+deal. ``observation_space(agent).contains(obs)`` holds for every observation.
+
+Action Space
+------------
+``Discrete(N_ACTIONS)``, the flat N36 table (``gnome_env.nerts.actions``); with the defaults
+(W = 4, F = 24):
+
+========  ==============================================================================
+ids       action
+========  ==============================================================================
+0         wait (always legal)
+1         call Nerts (N22; legal with an empty Nerts pile, never with ``auto_call``)
+2         turn (N15)
+3         recycle (N16)
+4         shift (N17)
+5-148     source s -> open foundation slot f: ``5 + 24 s + f`` (s: 0 Nerts top, 1 waste
+          top, 2 + w work pile w)
+149-172   source s -> new foundation as the ace of suit u: ``149 + 4 s + u``
+173-180   Nerts (t=0) / waste (t=1) top -> work pile w: ``173 + 4 t + w``
+181-388   top c cards of work pile w -> work pile v: ``181 + 13 (4 w + v) + c - 1``
+389-396   slide the Nerts (t=0) / waste (t=1) top under work pile w: ``389 + 4 t + w``
+========  ==============================================================================
+
+Ids are absolute: every source is the acting seat's own, so there is nothing to rotate.
+
+Legal Actions Mask
+------------------
+``observation["action_mask"]`` is the agent's own legal set (``NertsGame.legal_mask``):
+``wait`` is always legal while the hand runs; once the episode is over the mask is all
+zeros. **An action outside the mask raises** ``ValueError`` naming the agent, the action id
+and name and why it is illegal (N18: "the engine raises and substitutes nothing"), and the
+env does not change -- no step is taken, no random draw is used. The same holds for an
+action that is not an int (or a 0-d integer array), an id outside the table, a missing
+action for a live agent, or a key that is not a live agent. PettingZoo's
+``parallel_api_test`` samples with the mask, so it only submits legal actions. In the AEC
+forms (``env``, ``raw_env``) the actions are collected agent by agent and the error comes
+from the last agent's ``step`` of the cycle.
+
+Rewards
+-------
+S_i is agent i's N30 hand score on the current state (``NertsGame.hand_scores()``; every
+hand starts at -2 nerts_size). ΔS_i is its change over one step.
+
+* ``"relative"`` (default): r_i = ΔS_i - mean_{j != i} ΔS_j every step; zero-sum, dense,
+  and over a hand it sums to S_i - mean_{j != i} S_j (the final hand scores).
+* ``"score"``: r_i = ΔS_i; over a hand it sums to S_i + 2 nerts_size.
+* ``"sparse"``: 0, except in the step that ends a hand: S_i - mean_{j != i} S_j.
+
+The reset of S by a new deal (``episode="game"``) is never a reward: the step that ends a
+hand pays up to that hand's final scores, and the next hand counts from its own deal.
+
+Episodes
+--------
+* ``"hand"`` (default): one hand of a fresh game. The episode is *terminated* when the
+  hand ends by a call (N22) or as a blocked hand (N27), and *truncated* when it ends at the
+  step cap (N28, ``max_steps_per_hand``).
+* ``"game"``: the hands of one game back to back (N31). When a hand ends the env deals the
+  next one at once (``NertsGame.next_hand``): the step's rewards and infos describe the
+  finished hand (``hand_over=1``), its observations show the new deal. The episode ends at
+  game end (N31: a total reaches ``target_score``, or ``max_hands`` hands); it is
+  *truncated* if that last hand ended at the step cap and *terminated* otherwise. A capped
+  hand before the last one is scored and play goes on (as in the sibling env
+  ``gnoming_a_round_v1``, where a capped final round reports truncation).
+
+All agents end together; afterwards ``agents`` is empty and ``step`` raises until ``reset``.
+
+Infos
+-----
+Every agent's info has the same keys and numeric types after ``reset`` and every step:
+
+=================  =======  =============================================================
+key                type     meaning
+=================  =======  =============================================================
+``hand``           int      index of the hand this info describes (0-based)
+``step``           int      steps played in that hand
+``hand_over``      int      1 if that hand ended with this step
+``end_reason``     int      0 none, 1 nerts (a call / auto_call), 2 blocked, 3 cap
+``hand_score``     int      the agent's N30 S of that hand (its final score once over)
+``total``          int      the agent's game total (N31; includes a finished hand)
+``blocked``        int      1 if the agent's play was blocked in this step (N21)
+``priority``       int      the agent's position in this step's pi (0 = first; -1 at reset)
+``progress``       int      1 if the agent's action was progress (N23)
+``remedy``         int      1 if the table was stuck and re-formed at this step (N26)
+``game_over``      int      1 once the game is over (N31)
+``won``            int      1 if the game is over and the agent is among the winners
+``hand_scores``    int64[]  every seat's S (absolute seat order, length P)
+``totals``         int64[]  every seat's total (absolute seat order, length P)
+=================  =======  =============================================================
+
+Seeding
+-------
+``reset(seed=s)`` (``s`` in ``0 .. 2**63 - 1``) plays ``NertsGame(config, seed=s)``: the same
+deals and priority orders as the engine with that seed (N4: the project's keyed generator
+:mod:`gnome_env.rng`; nothing depends on ``numpy.random`` or ``random``). Each later
+unseeded reset starts the next game of that seed's stream: game ``e = 1, 2, ...`` has the
+seed ``rng.game_stream(s, 0, e, 1)[0]``. An unseeded first reset draws ``s`` from the
+operating system (``rng.entropy_seed()``). So a seed fixes every later episode too, as in
+``gnoming_a_round_v1``. ``env.game_seed`` is the current game's seed; ``options`` is
+accepted and ignored. Before the first ``reset``, ``agents`` lists every possible agent
+(as PettingZoo's classic envs) but ``step``, ``state``, ``render`` and ``env.game`` raise
+``ValueError``.
+
+Rendering
+---------
+``"ansi"`` returns the engine's text table (``NertsGame.render()``: public information
+only); ``"human"`` prints it with red suits coloured after ``reset`` and every step;
+``"rgb_array"`` returns a uint8 (H, W, 3) picture (:mod:`gnome_env.nerts.render_image`:
+cards with rank and suit, backs for stocks, foundations as small cards, the last step's
+blocked plays framed in red) whose size depends only on the config.
+
+State
+-----
+``state()`` is :class:`gnome_env.nerts.encoding.StateEncoder`: seat 0's observation vector
+followed by every hidden card (for each of six seats and 54 ids: in Nerts pile, in stock,
+in waste, depth from that pile's top / deck size), so face-down Nerts cards, stock order
+and the whole waste are in it. ``state_space`` is its Box.
+
+Version History
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
+
+from gnome_env import rng
+from gnome_env.nerts.config import NertsConfig
+from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
+from gnome_env.nerts.engine import END_BLOCKED, END_CAP, END_NERTS, NertsGame, StepResult
+from gnome_env.nerts.information import NertsView
+
+ENV_NAME = "nerts_v0"
+RENDER_MODES = ("human", "ansi", "rgb_array")
+REWARDS = ("relative", "score", "sparse")
+EPISODES = ("hand", "game")
+#: ``end_reason`` codes of the infos
+END_CODES = {None: 0, END_NERTS: 1, END_BLOCKED: 2, END_CAP: 3}
+INFO_KEYS = (
+    "hand",
+    "step",
+    "hand_over",
+    "end_reason",
+    "hand_score",
+    "total",
+    "blocked",
+    "priority",
+    "progress",
+    "remedy",
+    "game_over",
+    "won",
+    "hand_scores",
+    "totals",
+)
+
+
+def _check_choice(name: str, value: object, allowed: tuple[str | None, ...]) -> Any:
+    if not (value is None or isinstance(value, str)) or value not in allowed:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name}={value!r} is not allowed: must be one of {shown}")
+    return value
+
+
+def relative(deltas: list[int]) -> list[float]:
+    """r_i = d_i - mean_{j != i} d_j (zero-sum)."""
+    total, others = sum(deltas), len(deltas) - 1
+    return [d - (total - d) / others for d in deltas]
+
+
+class NertsParallelEnv(ParallelEnv):
+    """The Nerts Parallel environment (see the module docstring for the manual)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": ENV_NAME,
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": True,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        players: int = 4,
+        reward: str = "relative",
+        episode: str = "hand",
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        self.config = NertsConfig.from_dict({"players": players, **rules})
+        self.reward = _check_choice("reward", reward, REWARDS)
+        self.episode = _check_choice("episode", episode, EPISODES)
+        self.render_mode = _check_choice("render_mode", render_mode, (None, *RENDER_MODES))
+        p = self.config.players
+        self.possible_agents = [f"player_{i}" for i in range(p)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = NertsEncoder(self.config)
+        self.state_encoder = StateEncoder(self.config)
+        #: named top-level blocks of the observation (see the module docstring)
+        self.slices = dict(self.encoder.slices)
+        self.n_actions = self.encoder.n_actions
+        low, high = self.encoder.bounds()
+        # One space object per agent (equal for all): seeding one agent's space leaves the
+        # others' samples alone.
+        self.observation_spaces = {
+            a: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {
+            a: gymnasium.spaces.Discrete(self.n_actions) for a in self.possible_agents
+        }
+        s_low, s_high = self.state_encoder.bounds()
+        self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
+        self._game: NertsGame | None = None
+        self._scores: list[int] = []  # S at the start of the next step (N30)
+        self._stream_seed: int | None = None
+        self._episode = 0
+        self.game_seed: int | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space (one object per agent, the same for all)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space: ``Discrete(N_ACTIONS)``."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the game
+    @property
+    def game(self) -> NertsGame:
+        """The engine's game of this episode (full information; do not step it directly)."""
+        return self._require_game()
+
+    @game.setter
+    def game(self, game: NertsGame) -> None:
+        """Install a position (tests, analysis): the episode goes on from ``game``, with
+        rewards counted from its current scores."""
+        if not isinstance(game, NertsGame) or game.config != self.config:
+            raise ValueError("env.game must be a NertsGame with this env's config")
+        self._game = game
+        self._scores = game.hand_scores()
+        self.agents = [] if game.hand_over else self.possible_agents[:]
+
+    def _require_game(self) -> NertsGame:
+        if self._game is None:
+            raise ValueError("call reset() first")
+        return self._game
+
+    # ------------------------------------------------------------------ episode
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
+        """Deal a new game (see Seeding); returns ``(observations, infos)``."""
+        if seed is not None:
+            if (
+                isinstance(seed, (bool, np.bool_))
+                or not isinstance(seed, (int, np.integer))
+                or not 0 <= seed < rng.MAX_SEED
+            ):
+                raise ValueError(
+                    f"seed={seed!r} is not allowed: must be an integer from 0 to {rng.MAX_SEED - 1}"
+                )
+            self._stream_seed, self._episode = int(seed), 0
+            game_seed = int(seed)
+        elif self._stream_seed is None:
+            self._stream_seed, self._episode = rng.entropy_seed(), 0
+            game_seed = self._stream_seed
+        else:
+            self._episode += 1
+            game_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
+        self.game_seed = game_seed
+        self._game = NertsGame(self.config, game_seed)
+        self._scores = self._game.hand_scores()
+        self.agents = self.possible_agents[:]
+        infos = self._infos(None, self._game.hand, self._game.hand_scores())
+        if self.render_mode == "human":
+            self.render()
+        return self.observations(), infos
+
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, dict[str, np.ndarray]],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """One simultaneous step (N18-N29): one action per live agent."""
+        game = self._require_game()
+        if not self.agents:
+            raise ValueError("the episode is over: call reset() before step()")
+        acts = self._check_actions(actions)  # raises before anything changes
+        agents = self.agents
+        before = self._scores
+        result = game.step(acts)
+        after = list(result.hand_scores)
+        hand = game.hand
+        if self.reward == "score":
+            rewards = [float(a - b) for a, b in zip(after, before, strict=True)]
+        elif self.reward == "relative":
+            rewards = relative([a - b for a, b in zip(after, before, strict=True)])
+        elif result.hand_over:  # sparse
+            rewards = relative(after)
+        else:
+            rewards = [0.0] * len(agents)
+        done = result.hand_over and (self.episode == "hand" or result.game_over)
+        if result.hand_over and not done:
+            game.next_hand()  # episode="game": the new deal's S is no reward
+        self._scores = game.hand_scores()
+        truncated = done and result.end_reason == END_CAP
+        rew = {a: float(rewards[self._seat[a]]) for a in agents}
+        terms = dict.fromkeys(agents, done and not truncated)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = self._infos(result, hand, after)
+        obs = self.observations(agents)
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, terms, truncs, infos
+
+    def _check_actions(self, actions: object) -> list[int]:
+        """One legal int per live agent, in seat order; ``ValueError`` otherwise."""
+        if not isinstance(actions, Mapping):
+            raise ValueError(
+                f"step() needs a dict of one action per live agent, got {type(actions).__name__}"
+            )
+        missing = [a for a in self.agents if a not in actions]
+        extra = [k for k in actions if k not in self._seat or k not in self.agents]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append("no action for " + ", ".join(missing))
+            if extra:
+                parts.append(
+                    "actions for agents not in the episode: " + ", ".join(map(repr, extra))
+                )
+            raise ValueError("step() needs one action per live agent: " + "; ".join(parts))
+        game = self._require_game()
+        out = []
+        for agent in self.agents:
+            a = actions[agent]
+            if isinstance(a, np.ndarray) and a.shape == () and np.issubdtype(a.dtype, np.integer):
+                a = a.item()
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+                raise ValueError(f"{agent}: action {a!r} is not an int")
+            a = int(a)
+            seat = self._seat[agent]
+            if not 0 <= a < self.n_actions:
+                raise ValueError(f"{agent}: action {a} is outside Discrete({self.n_actions}) (N36)")
+            if not game.is_legal(seat, a):
+                raise ValueError(
+                    f"{agent}: action {a} ({game.table.name(a)}) is not legal (not in its "
+                    f"action_mask): {game.explain_illegal(seat, a)}"
+                )
+            out.append(a)
+        return out
+
+    # ------------------------------------------------------------------ reading
+    def _views(self) -> list[NertsView]:
+        """Every seat's :class:`NertsView`: seat 0's from the game, the others the same
+        public fields with their own seat and legal set (what ``from_game`` returns)."""
+        game = self._require_game()
+        first = NertsView.from_game(game, 0)
+        return [first] + [
+            replace(first, seat=s, legal_actions=tuple(game.legal_actions(s)))
+            for s in range(1, game.num_players)
+        ]
+
+    def observations(self, agents: list[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
+        """The current observation of each agent (default: every possible agent)."""
+        views = self._views()
+        tables = self.encoder.tables(views[0])
+        out = {}
+        for agent in self.possible_agents if agents is None else agents:
+            view = views[self._seat[agent]]
+            obs = np.empty(self.encoder.size, dtype=np.float32)
+            out[agent] = {
+                "observation": self.encoder.rotate(tables, view.seat, obs),
+                "action_mask": self.encoder.mask(view),
+            }
+        return out
+
+    def _infos(
+        self, result: StepResult | None, hand: int, scores: list[int]
+    ) -> dict[str, dict[str, Any]]:
+        game = self._require_game()
+        totals = list(game.totals)
+        winners = set(game.winners()) if game.game_over else set()
+        out = {}
+        for agent in self.agents:
+            i = self._seat[agent]
+            out[agent] = {
+                "hand": int(hand),
+                "step": game.steps if result is None else result.step + 1,
+                "hand_over": int(result is not None and result.hand_over),
+                "end_reason": END_CODES[None if result is None else result.end_reason],
+                "hand_score": int(scores[i]),
+                "total": int(totals[i]),
+                "blocked": int(result is not None and result.blocked[i]),
+                "priority": -1 if result is None else result.priority.index(i),
+                "progress": int(result is not None and result.progress_by[i]),
+                "remedy": int(result is not None and result.remedy),
+                "game_over": int(game.game_over),
+                "won": int(i in winners),
+                "hand_scores": np.array(scores, dtype=np.int64),
+                "totals": np.array(totals, dtype=np.int64),
+            }
+        return out
+
+    def state(self) -> np.ndarray:
+        """Full information (hidden cards included), float32 of ``state_space.shape``."""
+        return self.state_encoder.encode(self._require_game())
+
+    def render(self) -> Any:
+        """``"ansi"``: the table as text; ``"human"``: print it; ``"rgb_array"``: a picture."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        game = self._require_game()
+        if self.render_mode == "rgb_array":
+            from gnome_env.nerts.render_image import render_rgb
+
+            end = game.end_reason if game.hand_over else None
+            return render_rgb(NertsView.from_game(game, 0), end)
+        if self.render_mode == "human":
+            print(game.render(ansi=True))
+            return None
+        return game.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __str__(self) -> str:
+        return ENV_NAME
+
+
+def parallel_env(**kwargs: Any) -> NertsParallelEnv:
+    """The Nerts Parallel environment (see the module docstring)."""
+    return NertsParallelEnv(**kwargs)
+
+
+def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
+    """The AEC form of :func:`parallel_env`, without PettingZoo's order checks."""
+    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+
+
+def env(**kwargs: Any):
+    """The AEC form of :func:`parallel_env` (``parallel_to_aec``, with order checks)."""
+    return parallel_to_aec(parallel_env(**kwargs))
