@@ -22,7 +22,8 @@ environments' resets, the action sampling, minibatch order, the init), so a run 
 torch thread on CPU repeats exactly.
 
 At the end the final policy (its most likely action) plays the arena (``agents.arena``,
-``game="nerts"``) against n-1 ``random`` and n-1 ``greedy`` at each player count and the
+``game="nerts"``) against n-1 ``random`` and n-1 ``greedy`` at each player count -- one-hand
+games by default (``eval_max_hands``), a game being won by the best hand score -- and the
 table is printed and saved. Run: ``gnome train --config configs/nerts_ppo.yaml`` (or
 ``python -m training.nerts_ppo --config ...``); ``--help`` lists every field.
 """
@@ -74,6 +75,9 @@ class NertsPPOConfig:
         default=400, metadata={"help": "arena games per row at the end (0: none)"}
     )
     eval_seed: int = field(default=7, metadata={"help": "arena seed of the final table"})
+    eval_max_hands: int = field(
+        default=1, metadata={"help": "N31 max_hands of the arena games (1: one-hand games)"}
+    )
     workers: int = field(default=1, metadata={"help": "arena worker processes"})
     torch_threads: int = field(default=1, metadata={"help": "torch threads"})
 
@@ -90,6 +94,7 @@ class NertsPPOConfig:
         for name in ("num_minibatches", "torch_threads", "workers"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_games", self.eval_games, 0)
+        check_at_least("eval_max_hands", self.eval_max_hands, 1)
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(
                 f"hidden={self.hidden!r} is not allowed: a non-empty list of sizes >= 1"
@@ -300,10 +305,10 @@ def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
     for n in sorted(set(cfg.players)):
         for other in ("random", "greedy"):
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
+            rules = {"max_steps_per_hand": cfg.max_steps_per_hand, "max_hands": cfg.eval_max_hands}
             result = run_arena(
                 lineup, n, cfg.eval_games, seed=cfg.eval_seed, workers=cfg.workers,
-                progress=False, game="nerts",
-                rules={"max_steps_per_hand": cfg.max_steps_per_hand},
+                progress=False, game="nerts", rules=rules,
             )  # fmt: skip
             s = result.stats[0]
             rows.append(

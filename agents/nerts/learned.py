@@ -93,6 +93,7 @@ def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
             torch.save(payload, fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a checkpoint is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
