@@ -52,6 +52,7 @@ from agents.arena_core import (
     deal_seeds,
     entry_label,
     entry_names,
+    full_rules,
     normal_ci,
     prepare_save_dir,
     record_file_name,
@@ -246,20 +247,7 @@ def _game_meta(
 
 # ---------------------------------------------------------------------- the run
 def _rules_dict(rules: RulesConfig | Mapping[str, object] | None, n: int) -> dict[str, object]:
-    if rules is None:
-        values: dict[str, object] = {}
-    elif isinstance(rules, RulesConfig):
-        values = rules.to_dict()
-    elif isinstance(rules, Mapping):
-        values = dict(rules)
-    else:
-        raise ValueError(f"rules must be a RulesConfig, a mapping or None, got {rules!r}")
-    if values.get("num_players", n) != n:
-        raise ValueError(
-            f"rules say num_players={values['num_players']!r} but num_players={n}: "
-            "they must agree (or leave num_players out of rules)"
-        )
-    return RulesConfig.from_dict({**values, "num_players": n}).to_dict()
+    return full_rules(RulesConfig, "num_players", rules, n)
 
 
 def _check_entry(entry: str, rules_dict: Mapping[str, object]) -> None:

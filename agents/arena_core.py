@@ -440,6 +440,26 @@ def _parallel(backend: str, workers: int, address: str | None) -> Callable[[Any]
     return run
 
 
+def full_rules(config_cls: Any, count_field: str, rules: Any, n: int) -> dict[str, Any]:
+    """Every rule field of a game's config class for ``n`` seats, as a dict: ``rules`` may be
+    a ``config_cls``, a mapping of its fields or None; a seat count in it (``count_field``)
+    must be ``n``. Bad values raise the config's own ValueError."""
+    if rules is None:
+        values: dict[str, Any] = {}
+    elif isinstance(rules, config_cls):
+        values = rules.to_dict()
+    elif isinstance(rules, Mapping):
+        values = dict(rules)
+    else:
+        raise ValueError(f"rules must be a {config_cls.__name__}, a mapping or None, got {rules!r}")
+    if values.get(count_field, n) != n:
+        raise ValueError(
+            f"rules say {count_field}={values[count_field]!r} but num_players={n}: "
+            f"they must agree (or leave {count_field} out of rules)"
+        )
+    return config_cls.from_dict({**values, count_field: n}).to_dict()
+
+
 # ---------------------------------------------------------------------- the run
 def run_games(
     game: ArenaGame,

@@ -12,7 +12,7 @@ from agents.nerts import GreedyNertsAgent, RandomNertsAgent, known_nerts_specs, 
 from gnome_env.nerts import NertsConfig, NertsGame
 from gnome_env.nerts.actions import CALL, RECYCLE, SHIFT, TURN, WAIT, Kind, action_table
 from gnome_env.nerts.information import NertsView
-from gnome_env.nerts.testing import build_game
+from gnome_env.nerts.testing import build_game, permute_hidden
 
 NERTS, WASTE = 0, 1
 BOT_SPECS = ("random", "greedy")  # every spec that needs no file
@@ -35,24 +35,6 @@ def _play(config: NertsConfig, seed: int, specs, steps: int | None = None):
         yield game, views, actions
         game.step(actions)
         done += 1
-
-
-def _permute_hidden(game: NertsGame, rng: np.random.Generator) -> NertsGame:
-    """N35: re-deal every seat's hidden cards (face-down Nerts cards, the stock's order and
-    the waste under its top) among those same hidden places (as tests/test_nerts_information)."""
-    other = game.copy()
-    for s in range(other.num_players):
-        down = [i for i, up in enumerate(other.nerts_face_up[s]) if not up]
-        places = [("n", i) for i in down]
-        places += [("s", i) for i in range(len(other.stock[s]))]
-        places += [("w", i) for i in range(max(0, len(other.waste[s]) - 1))]
-        piles = {"n": other.nerts, "s": other.stock, "w": other.waste}
-        cards = [piles[k][s][i] for k, i in places]
-        cards = [cards[j] for j in rng.permutation(len(cards))]
-        for (k, i), c in zip(places, cards, strict=True):
-            piles[k][s][i] = c
-    other._invalidate()
-    return other
 
 
 # ---------------------------------------------------------------------- legality
@@ -232,7 +214,7 @@ def test_n35_no_bot_decision_depends_on_hidden_cards(players, seed, steps):
     for game, _views, _actions in _play(cfg, seed, ["random"] * players, steps=steps):
         if game.steps % 5:
             continue
-        other = _permute_hidden(game, rng)
+        other = permute_hidden(game, rng)
         changed += other.digest() != game.digest()
         for spec in BOT_SPECS:
             for seat in range(players):

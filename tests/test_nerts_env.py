@@ -16,6 +16,7 @@ from gnome_env.nerts import nerts_v0 as nv
 from gnome_env.nerts.encoding import CARD_IDS, NertsEncoder
 from gnome_env.nerts.information import NertsView
 from gnome_env.nerts.render_image import image_size
+from gnome_env.nerts.testing import permute_hidden
 
 INT_KEYS = {k for k in nv.INFO_KEYS if k not in ("hand_scores", "totals")}
 
@@ -36,23 +37,6 @@ def _play(env: nv.NertsParallelEnv, seed: int, policy_seed: int, max_steps: int 
         obs, rew, term, trunc, infos = env.step(_random_actions(obs, env.agents, gen))
         out.append((obs, rew, term, trunc, infos))
     return out
-
-
-def _permute_hidden(game: NertsGame, gen: np.random.Generator) -> NertsGame:
-    """N35: re-deal every seat's hidden cards (face-down Nerts cards, stock order, waste
-    under its top) among those same hidden places (as tests/test_nerts_information.py)."""
-    other = game.copy()
-    for s in range(other.num_players):
-        places = [("n", i) for i, up in enumerate(other.nerts_face_up[s]) if not up]
-        places += [("s", i) for i in range(len(other.stock[s]))]
-        places += [("w", i) for i in range(max(0, len(other.waste[s]) - 1))]
-        piles = {"n": other.nerts[s], "s": other.stock[s], "w": other.waste[s]}
-        cards = [piles[k][i] for k, i in places]
-        cards = [cards[j] for j in gen.permutation(len(cards))]
-        for (k, i), c in zip(places, cards, strict=True):
-            piles[k][i] = c
-    other._invalidate()
-    return other
 
 
 # ---------------------------------------------------------------------- PettingZoo API tests
@@ -193,7 +177,7 @@ def test_n35_observations_unchanged_when_hidden_cards_are_permuted_state_changes
         assert env.agents, "still mid-hand"
         before, state = env.observations(), env.state()
         game = env.game
-        other = _permute_hidden(game, gen)
+        other = permute_hidden(game, gen)
         assert other.digest() != game.digest()
         env.game = other
         after = env.observations()

@@ -7,6 +7,7 @@ import pytest
 
 from gnome_env.nerts import NertsConfig, NertsGame
 from gnome_env.nerts.information import NertsView
+from gnome_env.nerts.testing import permute_hidden
 
 
 def _played(config: NertsConfig, seed: int, steps: int) -> NertsGame:
@@ -23,33 +24,13 @@ def _played(config: NertsConfig, seed: int, steps: int) -> NertsGame:
     return game
 
 
-def _permute_hidden(game: NertsGame, rng: np.random.Generator) -> NertsGame:
-    """N35: re-deal every seat's hidden cards (face-down Nerts cards, the stock's order and
-    the waste under its top) among those same hidden places."""
-    other = game.copy()
-    for s in range(other.num_players):
-        down = [i for i, up in enumerate(other.nerts_face_up[s]) if not up]
-        places = [("n", i) for i in down]
-        places += [("s", i) for i in range(len(other.stock[s]))]
-        places += [("w", i) for i in range(max(0, len(other.waste[s]) - 1))]
-        cards = [
-            other.nerts[s][i] if k == "n" else other.stock[s][i] if k == "s" else other.waste[s][i]
-            for k, i in places
-        ]
-        cards = [cards[j] for j in rng.permutation(len(cards))]
-        for (k, i), c in zip(places, cards, strict=True):
-            {"n": other.nerts, "s": other.stock, "w": other.waste}[k][s][i] = c
-        other._invalidate()
-    return other
-
-
 @pytest.mark.parametrize("players,seed,steps", [(2, 1, 15), (4, 2, 40), (6, 3, 80)])
 def test_n35_view_unchanged_when_hidden_cards_are_permuted(players, seed, steps):
     game = _played(NertsConfig(players=players), seed, steps)
     rng = np.random.default_rng(seed)
     moved = False
     for _ in range(4):
-        other = _permute_hidden(game, rng)
+        other = permute_hidden(game, rng)
         moved |= other.digest() != game.digest()
         for s in range(players):
             assert NertsView.from_game(other, s) == NertsView.from_game(game, s)

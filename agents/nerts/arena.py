@@ -21,6 +21,7 @@ from agents.arena_core import (
     ArenaGame,
     agent_seed_for,
     average_ranks,
+    full_rules,
     rotation_seats,
     win_shares,
 )
@@ -39,20 +40,7 @@ _ALWAYS_SHOWN = ("target_score", "max_hands", "max_steps_per_hand")
 def nerts_rules_dict(rules: NertsConfig | Mapping[str, object] | None, n: int) -> dict[str, Any]:
     """The full Nerts rules (``NertsConfig.to_dict``) for ``n`` seats; ``rules`` may be a
     NertsConfig, a mapping of its fields or None. A ``players`` in ``rules`` must be ``n``."""
-    if rules is None:
-        values: dict[str, object] = {}
-    elif isinstance(rules, NertsConfig):
-        values = rules.to_dict()
-    elif isinstance(rules, Mapping):
-        values = dict(rules)
-    else:
-        raise ValueError(f"rules must be a NertsConfig, a mapping or None, got {rules!r}")
-    if values.get("players", n) != n:
-        raise ValueError(
-            f"rules say players={values['players']!r} but num_players={n}: "
-            "they must agree (or leave players out of rules)"
-        )
-    return NertsConfig.from_dict({**values, "players": n}).to_dict()
+    return full_rules(NertsConfig, "players", rules, n)
 
 
 def _check_entry(entry: str, rules_dict: Mapping[str, Any]) -> None:

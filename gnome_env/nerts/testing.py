@@ -49,6 +49,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from gnome_env.nerts.actions import WAIT
 from gnome_env.nerts.cards import (
     JOKER,
@@ -293,3 +295,22 @@ def run_cards(owner: int, suit: str, top: str) -> str:
     (``run_cards(1, "H", "4")`` is ``p1:AH p1:2H p1:3H p1:4H``)."""
     s = SUITS.index(suit)
     return " ".join(f"p{owner}:{RANKS[r]}{SUITS[s]}" for r in range(RANKS.index(top) + 1))
+
+
+def permute_hidden(game: NertsGame, rng: np.random.Generator) -> NertsGame:
+    """A copy of ``game`` with every seat's hidden cards (N35: face-down Nerts cards, the
+    stock's order and the waste under its top) re-dealt at random among those same hidden
+    places. No seat can tell the two apart, so a view, an observation or a bot's decision
+    must not change -- the no-leak tests of the information layer, the env and the bots."""
+    other = game.copy()
+    for s in range(other.num_players):
+        places = [("n", i) for i, up in enumerate(other.nerts_face_up[s]) if not up]
+        places += [("s", i) for i in range(len(other.stock[s]))]
+        places += [("w", i) for i in range(max(0, len(other.waste[s]) - 1))]
+        piles = {"n": other.nerts[s], "s": other.stock[s], "w": other.waste[s]}
+        cards = [piles[k][i] for k, i in places]
+        cards = [cards[j] for j in rng.permutation(len(cards))]
+        for (k, i), c in zip(places, cards, strict=True):
+            piles[k][i] = c
+    other._invalidate()
+    return other
