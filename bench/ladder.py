@@ -26,7 +26,13 @@ def pair_file(out: Path, strong: str, weak: str, n: int) -> Path:
 
     def short(spec: str) -> str:  # a checkpoint spec names its file, not its whole path
         name, _, arg = spec.partition(":")
-        return f"{name}-{Path(arg).parent.name or Path(arg).stem}" if "/" in arg else spec
+        if "/" not in arg:
+            return spec
+        extra = ""  # a setting after the path (netsearch:PATH:64) keeps its own file
+        if ":" in arg.rsplit("/", 1)[-1]:
+            arg, _, extra = arg.rpartition(":")
+        base = f"{name}-{Path(arg).parent.name or Path(arg).stem}"
+        return f"{base}-{extra}" if extra else base
 
     safe = f"{short(strong)}_vs_{short(weak)}_{n}p".replace(":", "-")
     return out / f"{safe}.json"
