@@ -56,6 +56,7 @@ from agents.arena_core import (
     normal_ci,
     prepare_save_dir,
     record_file_name,
+    rotation_seats,
     run_games,
     summarize,
     win_shares,
@@ -175,7 +176,7 @@ def play_deal(
     encoder: ObservationEncoder | None = None
     records = []
     for rotation in range(n):
-        seats = [(i + rotation) % n for i in range(n)]
+        seats = rotation_seats(n, rotation)
         entry_seeds = [agent_seed_for(agent_seed, rotation, i) for i in range(n)]
         deciders: list[Callable[[Game, int], object]] = [None] * n  # type: ignore[list-item]
         for i, entry in enumerate(lineup_specs):

@@ -40,17 +40,16 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from agents.checkpoint_io import atomic_write, load_torch_file
 from agents.features import NUM_INPUTS, LayoutFeatures, expert_actions, one_hot
 from gnome_env import __version__ as ENV_PACKAGE_VERSION
 from gnome_env._jit import COMPILED, maybe_njit
@@ -456,38 +455,6 @@ def checkpoint_header(network: PolicyNetwork) -> dict[str, Any]:
     }
 
 
-def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
-    """Call ``write(binary file)`` on a temporary file next to ``path``, fsync it, then move
-    it into place with ``os.replace``: a reader never sees half a file, and a failed
-    ``write`` leaves the previous file as it was (and no temporary file behind)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; the result is an ordinary file
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # make the rename itself durable where the platform allows it
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return path
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-    return path
-
-
 def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
     """``torch.save`` ``payload`` to ``path`` atomically (:func:`atomic_write`)."""
     return atomic_write(path, lambda f: torch.save(payload, f))
@@ -499,21 +466,7 @@ def read_checkpoint(path: str | Path, rules: RulesConfig | None = None) -> dict[
     With ``rules``, the checkpoint must also fit observations under those rules (same
     observation size, i.e. the same deck's number of card kinds).
     """
-    path = Path(path)
-    where = f"checkpoint {str(path)!r}"
-    if not path.exists():
-        raise ValueError(f"{where} does not exist")
-    if path.is_dir():
-        raise ValueError(f"{where} is a directory, not a checkpoint file")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch.load raises many types on foreign or damaged bytes
-        text = str(err).strip()
-        first = f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"
-        raise ValueError(
-            f"{where} cannot be read as a torch checkpoint (corrupt, truncated or not a "
-            f"torch file): {first[:300]}"
-        ) from None
+    data, where = load_torch_file(path)
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(
             f"{where} is not a gnome_env policy checkpoint (expected a dict with "

@@ -17,8 +17,6 @@ A checkpoint is a ``torch.save`` dict of plain values and tensors (``weights_onl
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.checkpoint_io import atomic_write, load_torch_file
 from gnome_env.nerts.config import NertsConfig
 
 CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
@@ -84,21 +83,8 @@ def table_rules(config: NertsConfig) -> dict[str, int]:
 
 
 def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
-    """``torch.save`` atomically (temp file in the same directory, then ``os.replace``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a checkpoint is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """``torch.save`` ``payload`` to ``path`` atomically (``checkpoint_io.atomic_write``)."""
+    return atomic_write(path, lambda f: torch.save(payload, f))
 
 
 def checkpoint_payload(net: NertsPolicyNetwork, config: NertsConfig, training: dict) -> dict:
@@ -117,19 +103,7 @@ def checkpoint_payload(net: NertsPolicyNetwork, config: NertsConfig, training: d
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a Nerts policy checkpoint; any problem is a ``ValueError``."""
-    path = Path(path)
-    where = f"checkpoint {str(path)!r}"
-    if not path.exists():
-        raise ValueError(f"{where} does not exist")
-    if path.is_dir():
-        raise ValueError(f"{where} is a directory, not a checkpoint file")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # torch.load raises many types on foreign or damaged bytes
-        raise ValueError(
-            f"{where} cannot be read as a torch checkpoint (corrupt, truncated or not a torch "
-            f"file): {type(err).__name__}"
-        ) from None
+    data, where = load_torch_file(path)
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(
             f"{where} is not a Nerts policy checkpoint (expected format={CHECKPOINT_FORMAT!r}, "

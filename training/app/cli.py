@@ -256,6 +256,35 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def _lineup(
+    parser: argparse.ArgumentParser, text: str, n: int, known_specs: list[str], kind: str
+) -> list[str]:
+    """``--lineup``: exactly ``n`` non-empty comma-separated specs (``kind``: "" or "Nerts ")."""
+    known = ", ".join(known_specs)
+    lineup = [s.strip() for s in text.split(",")]
+    if len(lineup) != n:
+        parser.error(
+            f"argument --lineup: {len(lineup)} specs given for {n} players; give exactly {n} "
+            f"comma-separated {kind}specs, one per lineup entry (repeat a spec to seat it more "
+            f"than once); known {kind}specs: {known}"
+        )
+    if any(not s for s in lineup):
+        parser.error(f"argument --lineup: an empty spec in {text!r}; known {kind}specs: {known}")
+    return lineup
+
+
+def _check_run_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--games``, ``--workers``, ``--seed`` and ``--address`` of ``gnome eval`` (both games)."""
+    if args.games < 1:
+        parser.error(f"argument --games: {args.games} is not allowed: use an integer >= 1")
+    if args.workers < 1:
+        parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
+    if args.seed < 0:
+        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
+    if args.address is not None and args.backend == "loky":
+        parser.error("argument --address: only with --backend ray or --backend dask")
+
+
 def _eval(args: argparse.Namespace) -> int:
     """Play a lineup of agents over many rotated, common deals and print the arena table."""
     from agents.arena import prepare_save_dir, run_arena
@@ -268,24 +297,8 @@ def _eval(args: argparse.Namespace) -> int:
     n = args.players
     if args.rounds is None:
         args.rounds = 3
-    known = ", ".join(known_specs())
-    lineup = [s.strip() for s in args.lineup.split(",")]
-    if len(lineup) != n:
-        parser.error(
-            f"argument --lineup: {len(lineup)} specs given for {n} players; give exactly {n} "
-            f"comma-separated specs, one per lineup entry (repeat a spec to seat it more than "
-            f"once); known specs: {known}"
-        )
-    if any(not s for s in lineup):
-        parser.error(f"argument --lineup: an empty spec in {args.lineup!r}; known specs: {known}")
-    if args.games < 1:
-        parser.error(f"argument --games: {args.games} is not allowed: use an integer >= 1")
-    if args.workers < 1:
-        parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
-    if args.seed < 0:
-        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
-    if args.address is not None and args.backend == "loky":
-        parser.error("argument --address: only with --backend ray or --backend dask")
+    lineup = _lineup(parser, args.lineup, n, known_specs(), "")
+    _check_run_flags(parser, args)
     if args.save_every is not None and args.save_games is None:
         parser.error("argument --save-every: only with --save-games DIR")
     save_every = 1 if args.save_every is None else args.save_every
@@ -355,26 +368,8 @@ def _eval_nerts(args: argparse.Namespace) -> int:
 
     parser: argparse.ArgumentParser = args.parser
     n = args.players
-    known = ", ".join(known_nerts_specs())
-    lineup = [s.strip() for s in args.lineup.split(",")]
-    if len(lineup) != n:
-        parser.error(
-            f"argument --lineup: {len(lineup)} specs given for {n} players; give exactly {n} "
-            f"comma-separated Nerts specs, one per lineup entry (repeat a spec to seat it more "
-            f"than once); known Nerts specs: {known}"
-        )
-    if any(not s for s in lineup):
-        parser.error(
-            f"argument --lineup: an empty spec in {args.lineup!r}; known Nerts specs: {known}"
-        )
-    if args.games < 1:
-        parser.error(f"argument --games: {args.games} is not allowed: use an integer >= 1")
-    if args.workers < 1:
-        parser.error(f"argument --workers: {args.workers} is not allowed: use an integer >= 1")
-    if args.seed < 0:
-        parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
-    if args.address is not None and args.backend == "loky":
-        parser.error("argument --address: only with --backend ray or --backend dask")
+    lineup = _lineup(parser, args.lineup, n, known_nerts_specs(), "Nerts ")
+    _check_run_flags(parser, args)
     config = _nerts_config(args, n)
     for spec in lineup:
         try:
