@@ -3,7 +3,8 @@
 How a run is built (see docs/arena.md for the full story):
 
 * **Games.** ``run_arena(..., game="gnoming")`` (the default) plays Gnoming A Round;
-  ``game="nerts"`` plays Nerts (:mod:`agents.nerts.arena`). What every game shares --
+  ``game="nerts"`` plays Nerts (:mod:`agents.nerts.arena`) and ``game="ginny_o"`` Ginny-O
+  (:mod:`agents.ginny_o.arena`). What every game shares --
   seeds, metrics, results, the run loop -- lives once in :mod:`agents.arena_core`; this
   module is the front door and Gnoming A Round's side.
 * **Seat rotation.** The lineup has one entry per seat. A *deal* is played ``n`` times

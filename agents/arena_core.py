@@ -1,15 +1,15 @@
 """The game-independent half of the evaluation arena: seeds, metrics, results, the run loop.
 
-:mod:`agents.arena` is the front door (``run_arena(..., game="gnoming" | "nerts")``); this
-module is what every game shares, written once. A game plugs in as an :class:`ArenaGame`:
-its seat range, how it normalises rule options to a plain dict, how it checks a lineup
-entry, its pure per-deal work unit ``play_deal`` and the text of its rules line. The games
-are named in :data:`GAMES` and loaded lazily by :func:`arena_game`, so running one game's
-arena never imports the other game.
+:mod:`agents.arena` is the front door (``run_arena(..., game="gnoming" | "nerts" |
+"ginny_o")``); this module is what every game shares, written once. A game plugs in as an
+:class:`ArenaGame`: its seat range, how it normalises rule options to a plain dict, how it
+checks a lineup entry, its pure per-deal work unit ``play_deal`` and the text of its rules
+line. The games are named in :data:`GAMES` and loaded lazily by :func:`arena_game`, so
+running one game's arena never imports another game.
 
 Every game's ``play_deal(lineup, n, rules_dict, deal_seed, agent_seed, record_rotations=(),
 record_meta=None)`` returns one record per seat rotation with, by lineup entry, ``seats``,
-``totals``, the per-round/hand scores (under the game's ``score_key``), ``ranks`` (1 =
+``totals``, the per-round/hand/game scores (under the game's ``score_key``), ``ranks`` (1 =
 best, ties share the average) and ``win_shares`` (a shared win among k gives 1/k each);
 :func:`summarize` turns those into the metrics of :class:`EntryStats`.
 """
@@ -50,6 +50,7 @@ RECORD_SOURCE = "gnome eval"  #: ``meta["source"]`` of the game records the aren
 GAME_MODULES: dict[str, tuple[str, str]] = {
     "gnoming": ("agents.arena", "GNOMING_ARENA"),
     "nerts": ("agents.nerts.arena", "NERTS_ARENA"),
+    "ginny_o": ("agents.ginny_o.arena", "GINNY_ARENA"),
 }
 GAMES = tuple(GAME_MODULES)
 
@@ -261,7 +262,8 @@ class ArenaResult:
 
     @property
     def game(self) -> str:
-        """The game played: ``gnoming`` (settings without a ``game`` key) or ``nerts``."""
+        """The game played: ``gnoming`` (settings without a ``game`` key), ``nerts`` or
+        ``ginny_o``."""
         return self.settings.get("game", "gnoming")
 
     def table(self) -> str:

@@ -50,6 +50,11 @@ def _register() -> None:
                 "gnome_env/nerts_v0",
                 entry_point="gnome_env.nerts.nerts_v0:parallel_env",
             )
+            register_aec(
+                "aec",
+                "gnome_env/ginny_o_v0",
+                entry_point="gnome_env.ginny_o.ginny_o_v0:env",
+            )
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency

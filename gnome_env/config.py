@@ -6,6 +6,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar, TypeVar
 
 import numpy as np
 
@@ -15,6 +16,7 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 7
 MAX_ROUNDS = 100
 TURNS_PER_PLAYER_CAP = 60  # R17 default: 60 * players turns per round.
+_C = TypeVar("_C", bound="PlainConfig")
 
 
 # ---------------------------------------------------------------------- range checks
@@ -54,6 +56,45 @@ def check_float(
         right = f"{high}]" if high is not None else "inf)"
         raise ValueError(f"{name}={value!r} is not allowed: must be in {left}{low}, {right}")
     return value
+
+
+class PlainConfig:
+    """Plain-data methods shared by the games' frozen config dataclasses (Nerts, Ginny-O):
+    ``field_names``, ``from_dict`` (unknown keys raise ``ValueError`` naming them and the
+    known fields), ``to_dict`` and ``replace``. A subclass sets ``CONFIG_TITLE`` (the game's
+    name in messages)."""
+
+    CONFIG_TITLE: ClassVar[str] = "game"
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """Names of every configurable field, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls: type[_C], values: Mapping[str, object]) -> _C:
+        """Build from a plain mapping (JSON/YAML); unknown keys raise ``ValueError``."""
+        title = cls.CONFIG_TITLE
+        if not isinstance(values, Mapping):
+            raise ValueError(f"{title} config must be a mapping of field to value, got {values!r}")
+        known = cls.field_names()
+        unknown = [k for k in values if k not in known]
+        if unknown:
+            raise ValueError(
+                f"unknown {title} config field(s) {', '.join(map(repr, unknown))}; "
+                f"known fields: {', '.join(known)}"
+            )
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON-friendly mapping; ``from_dict(to_dict())`` gives an equal config."""
+        return {name: getattr(self, name) for name in self.field_names()}
+
+    def replace(self: _C, **changes: object) -> _C:
+        """A copy with some fields changed (validated; unknown fields raise ``ValueError``)."""
+        merged = self.to_dict()
+        merged.update(changes)
+        return type(self).from_dict(merged)
 
 
 def seat_counts(num_players: object, name: str = "num_players") -> tuple[int, ...]:

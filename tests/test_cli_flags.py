@@ -51,3 +51,17 @@ def test_gnome_train_without_a_config_says_what_it_will_run(monkeypatch, tmp_pat
     cfg.write_text("total_steps: 640\n")
     assert gnome(["train", "--config", str(cfg), "--output_dir", str(tmp_path)]) == 0
     assert "no --config" not in capsys.readouterr().err
+
+
+def test_train_resume_without_config_goes_to_the_trainer_saved_in_the_run(tmp_path):
+    """``gnome train --resume DIR`` reads ``DIR/config.yaml``'s ``trainer:`` key."""
+    from training.app.cli import _config_trainer
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("trainer: ginny_ppo\nseed: 1\n", encoding="utf-8")
+    assert _config_trainer(["--resume", str(run)]) == "ginny_ppo"
+    assert _config_trainer([f"--resume={run}"]) == "ginny_ppo"
+    (run / "config.yaml").write_text("seed: 1\n", encoding="utf-8")  # a Gnoming PPO run
+    assert _config_trainer(["--resume", str(run)]) is None
+    assert _config_trainer(["--resume", str(tmp_path / "missing")]) is None

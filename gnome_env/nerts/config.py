@@ -8,11 +8,10 @@ everywhere else (the action table of :mod:`gnome_env.nerts.actions`, the engine,
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
-import numpy as np
+from gnome_env.config import PlainConfig, check_bool, check_int
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # N3: the action table is sized for six (N36)
@@ -20,32 +19,15 @@ SLOTS_PER_SEAT_SIZE = 6  # N7: F = (4 + jokers) * 6, one slot per possible start
 FOUNDATION_TIES = ("priority", "both_keep")
 
 
-def _check_int(name: str, value: object, low: int, high: int | None) -> int:
-    """``value`` if it is an int (Python or numpy, not a bool) in ``low..high``."""
-    allowed = f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}"
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, np.integer))
-        or value < low
-        or (high is not None and value > high)
-    ):
-        raise ValueError(f"{name}={value!r} is not allowed: must be {allowed}")
-    return int(value)
-
-
-def _check_bool(name: str, value: object) -> bool:
-    """``value`` if it is a real bool (not 0/1, not a string)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}={value!r} is not allowed: must be true or false")
-    return bool(value)
-
-
 @dataclass(frozen=True)
-class NertsConfig:
+class NertsConfig(PlainConfig):
     """One validated, immutable set of Nerts rule options (the variants of RULES-nerts.md).
 
-    Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy.
+    Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy
+    (:class:`gnome_env.config.PlainConfig`).
     """
+
+    CONFIG_TITLE: ClassVar[str] = "Nerts"
 
     players: int = 4
     """N3: seats at the table, 2-6."""
@@ -86,9 +68,9 @@ class NertsConfig:
             "max_hands": (1, None),
         }
         for name, (low, high) in ints.items():
-            object.__setattr__(self, name, _check_int(name, getattr(self, name), low, high))
+            object.__setattr__(self, name, check_int(name, getattr(self, name), low, high))
         for name in ("slide_under", "auto_call"):
-            object.__setattr__(self, name, _check_bool(name, getattr(self, name)))
+            object.__setattr__(self, name, check_bool(name, getattr(self, name)))
         if not isinstance(self.foundation_tie, str) or self.foundation_tie not in FOUNDATION_TIES:
             raise ValueError(
                 f"foundation_tie={self.foundation_tie!r} is not allowed: must be one of "
@@ -125,36 +107,6 @@ class NertsConfig:
     def score_range(self) -> tuple[int, int]:
         """N30: the lowest and highest possible hand score."""
         return -2 * self.nerts_size, self.deck_size
-
-    # ------------------------------------------------------------------ plain data
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        """Names of every configurable field, in declaration order."""
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, object]) -> NertsConfig:
-        """Build from a plain mapping (JSON/YAML); unknown keys raise ``ValueError``."""
-        if not isinstance(values, Mapping):
-            raise ValueError(f"Nerts config must be a mapping of field to value, got {values!r}")
-        known = cls.field_names()
-        unknown = [k for k in values if k not in known]
-        if unknown:
-            raise ValueError(
-                f"unknown Nerts config field(s) {', '.join(map(repr, unknown))}; "
-                f"known fields: {', '.join(known)}"
-            )
-        return cls(**values)  # type: ignore[arg-type]
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain JSON-friendly mapping; ``from_dict(to_dict())`` gives an equal config."""
-        return {name: getattr(self, name) for name in self.field_names()}
-
-    def replace(self, **changes: object) -> NertsConfig:
-        """A copy with some fields changed (validated; unknown fields raise ``ValueError``)."""
-        merged = self.to_dict()
-        merged.update(changes)
-        return NertsConfig.from_dict(merged)
 
 
 def foundation_slots(jokers: int) -> int:

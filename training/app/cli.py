@@ -4,31 +4,43 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from gnome_env import Game, RulesConfig, save_record
 from training.config import ArgumentParser
 
-#: The games ``gnome demo`` and ``gnome eval`` play (``--game``), with their seat ranges and
-#: default seat counts.
-GAMES = {"gnoming": (3, 7, 5), "nerts": (2, 6, 4)}
-#: Options that only one game has, by command: option -> its argparse dest (None = not given).
-GNOMING_ONLY = {
-    "demo": {"--record": "record"},
-    "eval": {
-        "--rounds": "rounds",
-        "--max-turns": "max_turns",
-        "--save-games": "save_games",
-        "--save-every": "save_every",
-    },
-}
-NERTS_ONLY = {
+#: The games ``gnome demo``, ``gnome eval`` and ``gnome play`` play (``--game``), with their
+#: seat ranges and default seat counts.
+GAMES = {"gnoming": (3, 7, 5), "nerts": (2, 6, 4), "ginny_o": (2, 4, 2)}
+#: Default seat count of ``gnome play`` by game (Gnoming's play default is 4, not 5).
+PLAY_PLAYERS = {"gnoming": 4, "ginny_o": 2}
+#: Options that only some games have, by command: option -> (its argparse dest, the games
+#: that take it). An option given for another game is a parser error.
+GAME_ONLY: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
     "demo": {
-        "--lineup": "lineup",
-        "--target": "target",
-        "--max-hands": "max_hands",
-        "--max-steps": "max_steps",
+        "--record": ("record", ("gnoming",)),
+        "--lineup": ("lineup", ("nerts", "ginny_o")),
+        "--target": ("target", ("nerts",)),
+        "--max-hands": ("max_hands", ("nerts",)),
+        "--max-steps": ("max_steps", ("nerts",)),
+        "--max-turns": ("max_turns", ("ginny_o",)),
+        "--max-placements": ("max_placements", ("ginny_o",)),
     },
-    "eval": {"--target": "target", "--max-hands": "max_hands", "--max-steps": "max_steps"},
+    "eval": {
+        "--rounds": ("rounds", ("gnoming",)),
+        "--max-turns": ("max_turns", ("gnoming", "ginny_o")),
+        "--save-games": ("save_games", ("gnoming",)),
+        "--save-every": ("save_every", ("gnoming",)),
+        "--target": ("target", ("nerts",)),
+        "--max-hands": ("max_hands", ("nerts",)),
+        "--max-steps": ("max_steps", ("nerts",)),
+        "--max-placements": ("max_placements", ("ginny_o",)),
+    },
+    "play": {
+        "--rounds": ("rounds", ("gnoming",)),
+        "--save": ("save", ("gnoming",)),
+        "--max-placements": ("max_placements", ("ginny_o",)),
+    },
 }
 
 
@@ -56,10 +68,12 @@ class _GameAction(argparse.Action):
 
 
 def _check_game_options(args: argparse.Namespace, command: str) -> None:
-    """Parser errors for ``--players`` out of the game's range and for options of the other
+    """Parser errors for ``--players`` out of the game's range and for options of another
     game; fills in the game's default seat count."""
     parser: argparse.ArgumentParser = args.parser
     low, high, default = GAMES[args.game]
+    if command == "play":
+        default = PLAY_PLAYERS.get(args.game, default)
     if args.players is None:
         args.players = default
     elif not low <= args.players <= high:
@@ -67,13 +81,41 @@ def _check_game_options(args: argparse.Namespace, command: str) -> None:
             f"argument --players: {args.players} is not allowed for --game {args.game}: "
             f"use {low}..{high}"
         )
-    other = NERTS_ONLY if args.game == "gnoming" else GNOMING_ONLY
-    for option, dest in other[command].items():
-        if getattr(args, dest) is not None:
-            parser.error(
-                f"argument {option}: only with --game "
-                f"{'nerts' if args.game == 'gnoming' else 'gnoming'} (this is --game {args.game})"
-            )
+    for option, (dest, games) in GAME_ONLY[command].items():
+        if args.game not in games and getattr(args, dest) is not None:
+            allowed = " or ".join(f"--game {g}" for g in games)
+            parser.error(f"argument {option}: only with {allowed} (this is --game {args.game})")
+
+
+def _ginny_config(args: argparse.Namespace, players: int) -> object:
+    """The GinnyConfig of ``--players``, ``--max-turns`` and ``--max-placements`` (parser
+    errors name the option)."""
+    from gnome_env.ginny_o import GinnyConfig
+
+    options = {
+        "max_turns": ("--max-turns", args.max_turns),
+        "max_placements": ("--max-placements", args.max_placements),
+    }
+    values = {field: value for field, (_, value) in options.items() if value is not None}
+    try:
+        return GinnyConfig(players=players, **values)
+    except ValueError as err:
+        option = next((o for f, (o, _) in options.items() if str(err).startswith(f)), "--players")
+        args.parser.error(f"argument {option}: {err}")
+
+
+def _ginny_specs(args: argparse.Namespace, text: str, n: int, option: str) -> list[str]:
+    """One Ginny-O spec for every seat or ``n`` comma-separated specs (parser errors)."""
+    from agents.ginny_o.registry import known_ginny_specs
+
+    specs = [s.strip() for s in text.split(",")]
+    if len(specs) not in (1, n) or any(not s for s in specs):
+        args.parser.error(
+            f"argument {option}: {text!r}: give one Ginny-O spec for every seat or {n} "
+            f"comma-separated specs, one per seat; known Ginny-O specs: "
+            f"{', '.join(known_ginny_specs())}"
+        )
+    return specs * n if len(specs) == 1 else specs
 
 
 def _nerts_config(args: argparse.Namespace, players: int) -> object:
@@ -100,6 +142,8 @@ def _demo(args: argparse.Namespace) -> int:
     _check_game_options(args, "demo")
     if args.game == "nerts":
         return _demo_nerts(args)
+    if args.game == "ginny_o":
+        return _demo_ginny(args)
     import numpy as np
 
     from agents.human import format_round_result, format_winners
@@ -177,18 +221,66 @@ def _demo_nerts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo_ginny(args: argparse.Namespace) -> int:
+    """``gnome demo --game ginny_o``: one Ginny-O game of bots, turn by turn (every placement
+    in notation with its score, returned tiles named), the final board and the result."""
+    from agents.ginny_o.human import format_result, play_bot_turn
+    from agents.ginny_o.registry import make_ginny_agent
+    from gnome_env.ginny_o import GinnyGame
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    if not 0 <= args.seed < 2**63:
+        parser.error(
+            f"argument --seed: {args.seed} is not allowed: use an integer from 0 to {2**63 - 1}"
+        )
+    config = _ginny_config(args, n)
+    specs = _ginny_specs(args, args.lineup or "greedy", n, "--lineup")
+    try:
+        agents = [
+            make_ginny_agent(spec, args.seed + seat, config) for seat, spec in enumerate(specs)
+        ]
+    except ValueError as err:
+        parser.error(f"argument --lineup: {err}")
+    game = GinnyGame(config, seed=args.seed)
+    print(f"Ginny-O, {n} players, seed {args.seed}, seats: {', '.join(specs)}")
+    print(
+        f"P{game.first_player} goes first (G12); at most {config.max_placements} placement"
+        f"{'s' if config.max_placements > 1 else ''} a turn, {config.turn_cap} turns"
+    )
+    while not game.game_over:
+        seat, turn = game.current, game.turn
+        for line in play_bot_turn(game, agents[seat], reveal=True):
+            print(f"turn {turn:>3}  P{seat} ({specs[seat]}): {line}")
+    print()
+    print(game.render())
+    print()
+    print(format_result(game, names=specs))
+    return 0
+
+
 def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: a human seat against agent opponents (stdin/stdout)."""
     from agents import known_specs
     from agents.human import make_opponents, play_interactive
 
     parser: argparse.ArgumentParser = args.parser
+    if args.game == "nerts":
+        parser.error(
+            "argument --game: nerts cannot be played in the terminal (it is simultaneous); "
+            "use --game gnoming or --game ginny_o"
+        )
+    _check_game_options(args, "play")
+    if args.game == "ginny_o":
+        return _play_ginny(args)
+    if args.rounds is None:
+        args.rounds = 3
     n = args.players
     if not 0 <= args.seat < n:
         parser.error(f"argument --seat: {args.seat} is not a seat of {n} players: use 0..{n - 1}")
     if args.seed < 0:
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
-    specs = [s.strip() for s in args.opponents.split(",")]
+    specs = [s.strip() for s in (args.opponents or "random").split(",")]
     if len(specs) not in (1, n - 1):
         parser.error(
             f"argument --opponents: {len(specs)} specs given; use one spec for every opponent "
@@ -229,6 +321,44 @@ def _play(args: argparse.Namespace) -> int:
             )
             return 2
         print(f"record written to {args.save}")
+    return 0
+
+
+def _play_ginny(args: argparse.Namespace) -> int:
+    """``gnome play --game ginny_o``: a human seat against Ginny-O bots (stdin/stdout)."""
+    from agents.ginny_o.human import play_ginny_interactive
+    from agents.ginny_o.registry import make_ginny_agent
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    if not 0 <= args.seat < n:
+        parser.error(f"argument --seat: {args.seat} is not a seat of {n} players: use 0..{n - 1}")
+    if not 0 <= args.seed < 2**63:
+        parser.error(
+            f"argument --seed: {args.seed} is not allowed: use an integer from 0 to {2**63 - 1}"
+        )
+    config = _ginny_config(args, n)
+    others = [s for s in range(n) if s != args.seat]
+    specs = _ginny_specs(args, args.opponents or "greedy", n - 1, "--opponents")
+    try:
+        opponents = [
+            make_ginny_agent(spec, 8 * args.seed + s, config)
+            for spec, s in zip(specs, others, strict=True)
+        ]
+    except ValueError as err:
+        parser.error(f"argument --opponents: {err}")
+    echo = not sys.stdin.isatty()  # a scripted input is echoed, so the transcript shows it
+
+    def ask(prompt: str) -> str:
+        line = input(prompt)
+        if echo:
+            print(line)
+        return line
+
+    names = ["you"] * n
+    for spec, s in zip(specs, others, strict=True):
+        names[s] = spec
+    play_ginny_interactive(config, args.seat, opponents, ask, print, seed=args.seed, names=names)
     return 0
 
 
@@ -293,6 +423,8 @@ def _eval(args: argparse.Namespace) -> int:
     _check_game_options(args, "eval")
     if args.game == "nerts":
         return _eval_nerts(args)
+    if args.game == "ginny_o":
+        return _eval_ginny(args)
     parser: argparse.ArgumentParser = args.parser
     n = args.players
     if args.rounds is None:
@@ -398,6 +530,43 @@ def _eval_nerts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_ginny(args: argparse.Namespace) -> int:
+    """``gnome eval --game ginny_o``: the arena on Ginny-O (agents.ginny_o.arena)."""
+    from agents.arena import run_arena
+    from agents.ginny_o.registry import known_ginny_specs, make_ginny_agent
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    lineup = _lineup(parser, args.lineup, n, list(known_ginny_specs()), "Ginny-O ")
+    _check_run_flags(parser, args)
+    config = _ginny_config(args, n)
+    for spec in lineup:
+        try:
+            make_ginny_agent(spec, 0, config)
+        except ValueError as err:
+            parser.error(f"argument --lineup: {err}")
+    try:
+        result = run_arena(
+            lineup,
+            n,
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            rules=config,
+            progress=not args.no_progress,
+            backend=args.backend,
+            address=args.address,
+            game="ginny_o",
+        )
+    except ValueError as err:
+        if "needs" not in str(err):  # a missing backend package: say what to install
+            raise
+        parser.error(f"argument --backend: {err}")
+    print(result.table())
+    _write_outputs(result, args)
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     """Measure throughput against the reference environments and print a table."""
     from training.app.benchmark import format_report, run_benchmark, save_json
@@ -427,8 +596,9 @@ def _add_game_option(parser: argparse.ArgumentParser) -> None:
         "--game",
         default="gnoming",
         action=_GameAction,
-        metavar="{gnoming,nerts}",
-        help="the game: gnoming (Gnoming A Round, default) or nerts (docs/nerts.md)",
+        metavar="{gnoming,nerts,ginny_o}",
+        help="the game: gnoming (Gnoming A Round, default), nerts (docs/nerts.md) or ginny_o "
+        "(Ginny-O, docs/rules-ginny-o.md)",
     )
 
 
@@ -438,7 +608,8 @@ def _add_players_option(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="seats: 3..7 for gnoming (default 5), 2..6 for nerts (default 4)",
+        help="seats: 3..7 for gnoming (default 5), 2..6 for nerts (default 4), 2..4 for "
+        "ginny_o (default 2)",
     )
 
 
@@ -463,20 +634,40 @@ def _add_nerts_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_ginny_options(parser: argparse.ArgumentParser, max_turns: bool) -> None:
+    """``--max-placements`` (and ``--max-turns`` where the command has no shared one)."""
+    if max_turns:
+        parser.add_argument(
+            "--max-turns",
+            type=int,
+            default=None,
+            help="ginny_o only: G29d turn cap of the whole game (default 60 x players)",
+        )
+    parser.add_argument(
+        "--max-placements",
+        type=int,
+        default=None,
+        help="ginny_o only: G14 placements a player may make in one turn, 1..8 (default 1)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from agents.registry import known_specs
 
     parser = ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
     sub = parser.add_subparsers(dest="command", required=True)
+    from agents.ginny_o.registry import known_ginny_specs
     from agents.nerts.registry import known_nerts_specs
 
     nerts_known = ", ".join(known_nerts_specs())
+    ginny_known = ", ".join(known_ginny_specs())
     demo = sub.add_parser(
         "demo",
         help="play one random game and print the scores",
         description="Play one game and print its scores: Gnoming A Round with uniformly "
-        "random legal actions (default), or Nerts (--game nerts) with the --lineup bots.",
+        "random legal actions (default), or Nerts (--game nerts) or Ginny-O (--game ginny_o, "
+        "turn by turn) with the --lineup bots.",
     )
     _add_game_option(demo)
     _add_players_option(demo)
@@ -487,39 +678,62 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--lineup",
         default=None,
-        help="nerts only: one Nerts spec for every seat, or one per seat, comma-separated "
-        f"(default greedy); known Nerts specs: {nerts_known}",
+        help="nerts and ginny_o: one spec for every seat, or one per seat, comma-separated "
+        f"(default greedy); known Nerts specs: {nerts_known}; known Ginny-O specs: "
+        f"{ginny_known}",
     )
     _add_nerts_options(demo)
+    _add_ginny_options(demo, max_turns=True)
     demo.set_defaults(func=_demo, parser=demo)
     play = sub.add_parser(
         "play",
         help="play one game in the terminal against agent opponents",
         description="Play Gnoming A Round at one seat: read moves (menu numbers) from stdin, "
-        "print the table and every move to stdout. Enter q to leave.",
+        "print the table and every move to stdout. Enter q to leave. With --game ginny_o: "
+        "play Ginny-O, typing placements like '7H 8H 9H @ 7,6 across' (help lists the "
+        "commands).",
     )
-    play.add_argument("--players", type=int, default=4, choices=range(3, 8), metavar="{3..7}")
+    play.add_argument(
+        "--game",
+        default="gnoming",
+        action=_GameAction,
+        metavar="{gnoming,ginny_o}",
+        help="the game: gnoming (Gnoming A Round, default) or ginny_o (Ginny-O)",
+    )
+    play.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        choices=range(2, 8),
+        metavar="{2..7}",
+        help="seats: 3..7 for gnoming (default 4), 2..4 for ginny_o (default 2)",
+    )
     play.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     play.add_argument(
         "--opponents",
-        default="random",
+        default=None,
         help="agent spec for every opponent, or one spec per other seat, comma-separated "
-        f"in seat order; known specs: {', '.join(known_specs())} (default: random)",
+        f"in seat order; known specs: {', '.join(known_specs())} (default: random); known "
+        f"Ginny-O specs (--game ginny_o): {ginny_known} (default: greedy)",
     )
     play.add_argument("--seed", type=int, default=0, help="game seed (deal and opponents)")
     play.add_argument(
         "--max-turns",
         type=int,
         default=None,
-        help="R17 turn cap per round (default 60 x players)",
+        help="R17 turn cap per round (default 60 x players); ginny_o: G29d turn cap of the "
+        "whole game (default 60 x players)",
     )
-    play.add_argument("--rounds", type=int, default=3, help="R23 rounds per game (default 3)")
+    play.add_argument(
+        "--rounds", type=int, default=None, help="gnoming only: R23 rounds per game (default 3)"
+    )
+    _add_ginny_options(play, max_turns=False)
     play.add_argument(
         "--save",
         default=None,
         metavar="PATH",
-        help="after the game (finished or left with q), write its record (JSON, replayable "
-        "with gnome_env.load_record) here; checked before the game starts",
+        help="gnoming only: after the game (finished or left with q), write its record (JSON, "
+        "replayable with gnome_env.load_record) here; checked before the game starts",
     )
     play.set_defaults(func=_play, parser=play)
     ev = sub.add_parser(
@@ -537,7 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         help="comma-separated agent specs, exactly one per player, e.g. "
         f"expert,greedy,greedy,random,random; known specs: {', '.join(known_specs())}; "
-        f"known Nerts specs (--game nerts): {nerts_known}",
+        f"known Nerts specs (--game nerts): {nerts_known}; known Ginny-O specs (--game "
+        f"ginny_o): {ginny_known}",
     )
     ev.add_argument("--games", type=int, default=1000, help="games to play, >= 1 (default 1000)")
     ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
@@ -581,12 +796,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-turns",
         type=int,
         default=None,
-        help="gnoming only: R17 turn cap per round (default 60 x players)",
+        help="gnoming: R17 turn cap per round; ginny_o: G29d turn cap of the whole game "
+        "(default 60 x players for both)",
     )
     ev.add_argument(
         "--rounds", type=int, default=None, help="gnoming only: R23 rounds per game (default 3)"
     )
     _add_nerts_options(ev)
+    _add_ginny_options(ev, max_turns=False)
     ev.set_defaults(func=_eval, parser=ev)
     bench = sub.add_parser(
         "bench",
@@ -631,14 +848,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _config_trainer(argv: list[str]) -> str | None:
-    """The ``trainer`` key of the YAML file given by ``--config`` in ``argv`` (None: no
-    config, no such key, or a file the trainer's own parser will report on)."""
-    path = None
+    """The ``trainer`` key of the YAML file given by ``--config`` in ``argv``, or without
+    ``--config`` of ``DIR/config.yaml`` for ``--resume DIR`` (every trainer saves its config
+    there). None: no config, no such key, or a file the trainer's own parser will report on."""
+    path = resume = None
     for i, arg in enumerate(argv):
         if arg == "--config" and i + 1 < len(argv):
             path = argv[i + 1]
         elif arg.startswith("--config="):
             path = arg.split("=", 1)[1]
+        elif arg == "--resume" and i + 1 < len(argv):
+            resume = argv[i + 1]
+        elif arg.startswith("--resume="):
+            resume = arg.split("=", 1)[1]
+    if path is None and resume is not None:
+        saved = Path(resume) / "config.yaml"
+        path = str(saved) if saved.is_file() else None
     if path is None:
         return None
     from training.config import ConfigError, read_yaml
@@ -663,10 +888,14 @@ def main(argv: list[str] | None = None) -> int:
             from training.nerts_ppo import main as nerts_main
 
             return nerts_main(argv[1:])
+        if trainer == "ginny_ppo":  # ``trainer: ginny_ppo`` (training/ginny_ppo.py)
+            from training.ginny_ppo import main as ginny_main
+
+            return ginny_main(argv[1:])
         if trainer is not None:
             print(
                 f"gnome train: error: the config's trainer: {trainer!r} is not known; "
-                "allowed: qdistill, nerts_ppo (leave the key out for PPO)",
+                "allowed: qdistill, nerts_ppo, ginny_ppo (leave the key out for PPO)",
                 file=sys.stderr,
             )
             return 2

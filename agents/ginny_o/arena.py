@@ -1,0 +1,158 @@
+"""Ginny-O in the shared arena (:mod:`agents.arena_core`): ``run_arena(..., game="ginny_o")``.
+
+A Ginny-O *deal* is one game seed: every seat rotation plays ``GinnyGame(config, deal_seed)``,
+so the first player (G12) and the position of every draw in the box (G4: the ``i``-th draw
+of the game takes a position that depends on the seed and ``i`` only) are common to the
+rotations; the tiles drawn differ as soon as the players differ. One arena *game* is one
+whole Ginny-O game (until G29 ends it).
+
+At each step the acting seat's agent gets ``GinnyView.from_game(game, seat)`` -- its own
+information (G17), never the game -- and returns an id from ``view.legal_actions``; an
+illegal id is an error (the engine raises, nothing is substituted). Ranks follow G31: the
+higher final score first, a tie broken by the smaller rack penalty; seats equal on both
+share the rank and the win. A game has one scoring unit, so the table's ``mean game`` is the
+mean final score, the same as ``mean total``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agents.arena_core import (
+    ArenaGame,
+    agent_seed_for,
+    average_ranks,
+    full_rules,
+    rotation_seats,
+    win_shares,
+)
+from agents.ginny_o.registry import make_ginny_agent
+from gnome_env.ginny_o.config import MAX_PLAYERS, MIN_PLAYERS, GinnyConfig
+from gnome_env.ginny_o.engine import GinnyGame
+from gnome_env.ginny_o.information import GinnyView
+
+#: A Ginny-O lineup entry: a spec (``"greedy"``) or a factory ``(seed, GinnyConfig) -> agent``.
+GinnyEntry = str | Callable[[int, GinnyConfig], Any]
+
+
+def ginny_rules_dict(rules: GinnyConfig | Mapping[str, object] | None, n: int) -> dict[str, Any]:
+    """The full Ginny-O rules (``GinnyConfig.to_dict``) for ``n`` seats; ``rules`` may be a
+    GinnyConfig, a mapping of its fields or None. A ``players`` in ``rules`` must be ``n``."""
+    return full_rules(GinnyConfig, "players", rules, n)
+
+
+def _check_entry(entry: str, rules_dict: Mapping[str, Any]) -> None:
+    """An unknown Ginny-O spec raises here, listing the known Ginny-O specs."""
+    make_ginny_agent(entry, 0, GinnyConfig.from_dict(rules_dict))
+
+
+def _rules_line(rules: Mapping[str, Any], n: int) -> str:
+    """The rules line of the printed table: the turn cap (G29d), placements per turn (G14)
+    and every other option set away from its default."""
+    config = GinnyConfig.from_dict(rules)
+    cap = "" if rules["max_turns"] is not None else f" (60 x {n} players)"
+    shown = [f"max_turns={config.turn_cap}{cap}", f"max_placements={config.max_placements}"]
+    defaults = GinnyConfig(players=n).to_dict()
+    shown += [
+        f"{k}={rules[k]}"
+        for k in GinnyConfig.field_names()
+        if k not in ("players", "max_turns", "max_placements") and rules[k] != defaults[k]
+    ]
+    return "rules: " + ", ".join(shown)
+
+
+def _build(entry: GinnyEntry, seed: int, config: GinnyConfig) -> Any:
+    if isinstance(entry, str):
+        return make_ginny_agent(entry, seed, config)
+    return entry(seed, config)
+
+
+def play_game(game: GinnyGame, agents: Sequence[Any]) -> int:
+    """Play ``game`` to its end (G29) with one agent per seat; the number of steps played."""
+    steps = 0
+    while not game.game_over:
+        seat = game.current
+        game.step(agents[seat].decide(GinnyView.from_game(game, seat)))
+        steps += 1
+    return steps
+
+
+def game_outcome(game: GinnyGame) -> tuple[list[float], list[float]]:
+    """Ranks and win shares by seat of a finished game (G31)."""
+    return average_ranks(game.order_keys()), win_shares(game.winners(), game.num_players)
+
+
+def play_ginny_deal(
+    lineup_specs: Sequence[GinnyEntry],
+    num_players: int,
+    rules_dict: Mapping[str, object],
+    deal_seed: int,
+    agent_seed: int,
+    record_rotations: Sequence[int] = (),
+    record_meta: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Play the ``num_players`` seat rotations of one Ginny-O deal; one record per game.
+
+    Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n``; every rotation plays
+    ``GinnyGame(config, deal_seed)``. Agents are built fresh per game, seeded by
+    :func:`agents.arena_core.agent_seed_for`. A pure function of its arguments. Each record
+    lists, by lineup entry: ``seats``, ``totals`` (G30 final scores), ``game_scores`` (one
+    list per entry holding its final score: the arena's per-unit scores), ``scores``
+    (before penalties), ``penalties``, ``ranks`` and ``win_shares``; plus ``rotation``,
+    ``game_seed``, ``first_player``, ``turns``, ``steps``, ``end_reason`` (G29) and the
+    final state's ``digest``. Ginny-O has no game record format yet, so
+    ``record_rotations`` must be empty (``record_meta`` is accepted for the shared call and
+    unused).
+    """
+    n = num_players
+    if len(lineup_specs) != n:
+        raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
+    if record_rotations:
+        raise ValueError("Ginny-O games cannot be saved: there is no Ginny-O game record format")
+    config = GinnyConfig.from_dict({**rules_dict, "players": n})
+    records = []
+    for rotation in range(n):
+        seats = rotation_seats(n, rotation)
+        agents: list[Any] = [None] * n
+        for i, entry in enumerate(lineup_specs):
+            agents[seats[i]] = _build(entry, agent_seed_for(agent_seed, rotation, i), config)
+        game = GinnyGame(config, deal_seed)
+        steps = play_game(game, agents)
+        ranks, shares = game_outcome(game)
+        assert game.final_scores is not None and game.penalties is not None
+        records.append(
+            {
+                "rotation": rotation,
+                "game_seed": deal_seed,
+                "seats": seats,
+                "totals": [game.final_scores[s] for s in seats],
+                "game_scores": [[game.final_scores[s]] for s in seats],
+                "scores": [game.scores[s] for s in seats],
+                "penalties": [game.penalties[s] for s in seats],
+                "ranks": [ranks[s] for s in seats],
+                "win_shares": [shares[s] for s in seats],
+                "first_player": game.first_player,
+                "turns": game.turn,
+                "steps": steps,
+                "end_reason": game.end_reason,
+                "digest": game.digest(),
+            }
+        )
+    return records
+
+
+#: Ginny-O in the shared arena.
+GINNY_ARENA = ArenaGame(
+    name="ginny_o",
+    title="Ginny-O",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    play_deal=play_ginny_deal,
+    rules_dict=ginny_rules_dict,
+    check_entry=_check_entry,
+    rules_line=_rules_line,
+    score_name="game",
+    score_key="game_scores",
+    saves_games=False,
+)

@@ -1,0 +1,471 @@
+"""The Ginny-O move generator: every legal placement (G18-G23) of a rack on a board, scored.
+
+:func:`generate` lists every legal placement, with its joker declarations and its score
+(G24-G28), for a multiset of tiles (a rack, or for G29b all unplayed tiles) on a
+:class:`~gnome_env.ginny_o.board.Board`. ``tests/test_ginny_movegen.py`` checks it against
+the independent brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` on random
+positions (the two must agree exactly, placements and scores).
+
+How it works (the "generator hint" of the rules' RL notes)
+---------------------------------------------------------
+A placement along one axis fills *every* empty cell of a segment ``[a, b]`` of one row or
+column whose outer neighbours ``a - 1`` and ``b + 1`` are empty (G18): the segment is the
+main line after the placement, so it is a meld of 3 or more cards (G19) and the new tiles
+are exactly its empty cells. So the generator walks the segments of every line, with at
+most ``max_tiles`` empty cells, and for each:
+
+1. *cross checks*: each empty cell's perpendicular neighbours (the tiles above/below, or
+   left/right) must form a meld with the new card (G19); the allowed cards and the line's
+   old value are computed once per cell and call;
+2. *regions*: the regions touched by the segment's tiles and the cross lines (G23), and,
+   when nothing is touched, the start rules (G20 centre on an empty board, G22 a free red
+   square), both with at least 3 tiles;
+3. *melds*: with tiles already in the segment, the meld is fixed by them (a run's suit and
+   window, or a set's rank and the free suits); an all-new segment takes the rack's own
+   melds of that length (listed once per call);
+4. *tiles*: each new card comes from a real tile in the rack or from a joker declared as it
+   (G11), every combination once.
+
+A single tile (k = 1) lies on two lines; it is generated once, along the row if it has a
+horizontal neighbour, else along the column. Placements come in a fixed order (rows, then
+columns; segment starts and ends increasing), so the generator is deterministic.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import NamedTuple
+
+from gnome_env.ginny_o.board import (
+    CENTRE,
+    MELD_MULT,
+    NEIGHBOURS,
+    REGION_OF_START,
+    RUN,
+    SET,
+    SIZE,
+    TILE_MULT,
+    Board,
+    card_value,
+    meld_type,
+    rank_at,
+    run_cards,
+    run_positions,
+)
+from gnome_env.ginny_o.cards import JOKER, kind, rank_of, suit_of
+
+#: A new tile: ``(cell, tile kind, card)``; ``tile`` is 52 for a joker, ``card`` what it reads as.
+Tile = tuple[int, int, int]
+
+
+class Placement(NamedTuple):
+    """One legal placement: its new tiles in reading order, its score and its region."""
+
+    tiles: tuple[Tile, ...]
+    score: int
+    """G28: the placement score (before any end-of-game penalty)."""
+    region: int
+    """G23: the region its tiles join (or found: 0 centre, 1..8 a start square)."""
+    horizontal: bool
+    """The main line's axis (for one tile: the axis it was generated along)."""
+
+    @property
+    def key(self) -> tuple[Tile, ...]:
+        """The placement's identity: its sorted ``(cell, tile, card)`` triples."""
+        return self.tiles
+
+
+class _Cross(NamedTuple):
+    allowed: dict[int, tuple[int, int]]  # card -> (meld type, old value of the line)
+    regions: frozenset[int]
+
+
+class _Generator:
+    """One call's state: the board, the tile counts and the per-cell caches."""
+
+    def __init__(
+        self, board: Board, counts: list[int], max_tiles: int, descending: bool, rescore: bool
+    ) -> None:
+        self.board = board
+        self.counts = counts
+        self.max_tiles = max_tiles
+        self.descending = descending
+        self.rescore = rescore
+        self.steps = (1, -1) if descending else (1,)
+        self.cross_cache: dict[tuple[int, bool], _Cross | None] = {}
+        self.rack_melds: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+        self.free_starts = {c: REGION_OF_START[c] for c in board.free_starts()}
+
+    # ---------------------------------------------------------------- cross checks
+    def cross(self, c: int, horizontal: bool) -> _Cross | None:
+        """The line through empty cell ``c`` along ``horizontal`` that a new card would join:
+        None if both neighbours on that axis are empty, else the cards allowed there (with
+        the line's type and old value) and the regions of its tiles."""
+        key = (c, horizontal)
+        if key in self.cross_cache:
+            return self.cross_cache[key]
+        card = self.board.card
+        step = 1 if horizontal else SIZE
+        r, col = divmod(c, SIZE)
+        pos = col if horizontal else r
+        before: list[int] = []
+        p, q = c, pos
+        while q > 0 and card[p - step] >= 0:
+            p -= step
+            q -= 1
+            before.append(p)
+        before.reverse()
+        after: list[int] = []
+        p, q = c, pos
+        while q < SIZE - 1 and card[p + step] >= 0:
+            p += step
+            q += 1
+            after.append(p)
+        if not before and not after:
+            self.cross_cache[key] = None
+            return None
+        cells = before + after
+        regions = frozenset(self.board.region[x] for x in cells)
+        allowed: dict[int, tuple[int, int]] = {}
+        if len(cells) >= 2:
+            # The melds the line can become, fixed by its tiles; the new card is the one at
+            # the empty cell's offset.
+            offset = len(before)
+            fixed = [(o, card[x]) for o, x in enumerate(before)]
+            fixed += [(offset + 1 + o, card[x]) for o, x in enumerate(after)]
+            for cards, meld in self.fixed_melds(len(cells) + 1, fixed):
+                old = sum(self.board.tile_value(y, meld) for y in cells) if self.rescore else 0
+                allowed[cards[offset]] = (meld, old)
+        result = _Cross(allowed, regions)
+        self.cross_cache[key] = result
+        return result
+
+    # ---------------------------------------------------------------- rack melds
+    def feasible(self, cards: tuple[int, ...]) -> bool:
+        """Whether the tiles can supply ``cards`` (real tiles first, jokers for the rest)."""
+        need: dict[int, int] = {}
+        for x in cards:
+            need[x] = need.get(x, 0) + 1
+        short = sum(max(0, m - self.counts[x]) for x, m in need.items())
+        return short <= self.counts[JOKER]
+
+    def melds_of_length(self, n: int) -> list[tuple[tuple[int, ...], int]]:
+        """Every meld of ``n`` cards (with its type) that the tiles can supply, in a fixed
+        order (runs by suit, direction and start; then sets by rank and suit order)."""
+        if n in self.rack_melds:
+            return self.rack_melds[n]
+        counts = self.counts
+        jokers = counts[JOKER]
+        out: list[tuple[tuple[int, ...], int]] = []
+        for s in range(4):
+            # have[p]: the card at run position p (1..14) is in the tiles.
+            have = [0] + [1 if counts[kind(s, rank_at(p))] > 0 else 0 for p in range(1, 15)]
+            for step in self.steps:
+                for start in range(1, 15):
+                    end = start + step * (n - 1)
+                    if not 1 <= end <= 14:
+                        continue
+                    lo, hi = min(start, end), max(start, end)
+                    if n - sum(have[lo : hi + 1]) > jokers:
+                        continue
+                    cards = run_cards(s, start, step, n)
+                    if cards is not None and (n < 14 or self.feasible(cards)):
+                        out.append((cards, RUN))
+        if n in (3, 4):
+            for r in range(13):
+                have_suits = [s for s in range(4) if counts[kind(s, r)] > 0]
+                if len(have_suits) + jokers < n:
+                    continue
+                for suits in permutations(range(4), n):
+                    if sum(1 for x in suits if x not in have_suits) <= jokers:
+                        out.append((tuple(kind(x, r) for x in suits), SET))
+        self.rack_melds[n] = out
+        return out
+
+    def fixed_melds(
+        self, n: int, fixed: list[tuple[int, int]]
+    ) -> list[tuple[tuple[int, ...], int]]:
+        """Every meld of ``n`` cards that agrees with the ``(offset, card)`` already there."""
+        out: list[tuple[tuple[int, ...], int]] = []
+        off0, c0 = fixed[0]
+        s0, r0 = suit_of(c0), rank_of(c0)
+        if all(suit_of(c) == s0 for _, c in fixed):
+            for step in self.steps:
+                for p0 in run_positions(r0):
+                    cards = run_cards(s0, p0 - step * off0, step, n)
+                    if cards is not None and all(cards[o] == c for o, c in fixed):
+                        out.append((cards, RUN))
+        if n in (3, 4) and all(rank_of(c) == r0 for _, c in fixed):
+            used = [suit_of(c) for _, c in fixed]
+            if len(set(used)) == len(used):
+                free_offsets = [o for o in range(n) if all(o != f for f, _ in fixed)]
+                rest = [s for s in range(4) if s not in used]
+                for suits in permutations(rest, len(free_offsets)):
+                    cards = [0] * n
+                    for o, c in fixed:
+                        cards[o] = c
+                    for o, s in zip(free_offsets, suits, strict=True):
+                        cards[o] = kind(s, r0)
+                    out.append((tuple(cards), SET))
+        return out
+
+    # ---------------------------------------------------------------- tile choices
+    def tile_choices(self, cards: list[int]) -> list[list[int]]:
+        """Every way to supply ``cards`` from the tiles: a list of tile kinds per choice."""
+        counts = self.counts
+        out: list[list[int]] = []
+        chosen: list[int] = []
+
+        def walk(i: int, jokers: int) -> None:
+            if i == len(cards):
+                out.append(chosen.copy())
+                return
+            x = cards[i]
+            if counts[x] > 0:
+                counts[x] -= 1
+                chosen.append(x)
+                walk(i + 1, jokers)
+                chosen.pop()
+                counts[x] += 1
+            if jokers > 0:
+                chosen.append(JOKER)
+                walk(i + 1, jokers - 1)
+                chosen.pop()
+
+        walk(0, counts[JOKER])
+        return out
+
+    # ---------------------------------------------------------------- the walk
+    def run(self, limit: int | None) -> list[Placement]:
+        self.limit = limit
+        out: list[Placement] = []
+        board = self.board
+        card = board.card
+        first = board.empty
+        counts = self.counts
+        jokers = counts[JOKER] > 0
+        has_neighbour = [any(card[x] >= 0 for x in NEIGHBOURS[c]) for c in range(SIZE * SIZE)]
+        for horizontal in (True, False):
+            for i in range(SIZE):
+                cells = [SIZE * i + p if horizontal else SIZE * p + i for p in range(SIZE)]
+                occ = [card[c] >= 0 for c in cells]
+                if not any(occ) and not any(has_neighbour[c] for c in cells):
+                    # a line with nothing on or next to it: only a start square can found here
+                    if first:
+                        if CENTRE not in cells:
+                            continue
+                    elif not any(c in self.free_starts for c in cells):
+                        continue
+                # An empty cell whose cross line no tile can complete blocks every segment
+                # through it (G19).
+                blocked = [False] * SIZE
+                for p, c in enumerate(cells):
+                    if not occ[p] and has_neighbour[c]:
+                        x = self.cross(c, not horizontal)
+                        if x is not None and not (
+                            (jokers and x.allowed) or any(counts[y] for y in x.allowed)
+                        ):
+                            blocked[p] = True
+                anchor = [
+                    occ[p] or has_neighbour[c] or (c == CENTRE if first else c in self.free_starts)
+                    for p, c in enumerate(cells)
+                ]
+                for a in range(SIZE):
+                    if a > 0 and occ[a - 1]:
+                        continue
+                    k = 0
+                    anchored = False
+                    for b in range(a, SIZE):
+                        if not occ[b]:
+                            if blocked[b]:
+                                break
+                            k += 1
+                            if k > self.max_tiles:
+                                break
+                        anchored = anchored or anchor[b]
+                        if b + 1 < SIZE and occ[b + 1]:
+                            continue
+                        if b - a + 1 < 3 or k == 0 or not anchored:
+                            continue
+                        self.segment(cells[a : b + 1], k, horizontal, first, has_neighbour, out)
+                        if self.limit is not None and len(out) >= self.limit:
+                            return out[: self.limit]
+        return out
+
+    def segment(
+        self,
+        cells: list[int],
+        k: int,
+        horizontal: bool,
+        first: bool,
+        has_neighbour: list[bool],
+        out: list[Placement],
+    ) -> None:
+        """Add the placements filling the empty cells of ``cells`` (a future main line); stop
+        once ``self.limit`` placements are listed."""
+        board = self.board
+        card = board.card
+        n = len(cells)
+        if k == 1 and not horizontal:
+            c = next(x for x in cells if card[x] < 0)
+            col = c % SIZE
+            if (col > 0 and card[c - 1] >= 0) or (col < SIZE - 1 and card[c + 1] >= 0):
+                return  # generated along the row
+        fixed: list[tuple[int, int]] = []
+        empties: list[tuple[int, int]] = []
+        regions: set[int] = set()
+        crosses: list[_Cross | None] = []
+        for o, c in enumerate(cells):
+            if card[c] >= 0:
+                fixed.append((o, card[c]))
+                regions.add(board.region[c])
+            else:
+                empties.append((o, c))
+                x = self.cross(c, not horizontal) if has_neighbour[c] else None
+                if x is not None:
+                    if not x.allowed:
+                        return
+                    regions |= x.regions
+                crosses.append(x)
+        if len(regions) > 1:
+            return  # G23
+        if regions:
+            region = next(iter(regions))
+        else:
+            if k < 3:
+                return
+            if first:
+                if CENTRE not in cells:
+                    return  # G20
+                region = 0
+            else:
+                starts = [c for c in cells if c in self.free_starts]
+                if not starts:
+                    return  # G22
+                region = self.free_starts[starts[0]]
+        melds = self.fixed_melds(n, fixed) if fixed else self.melds_of_length(n)
+        limit = self.limit
+        for cards, meld in melds:
+            wanted = []
+            for (o, _), x in zip(empties, crosses, strict=True):
+                cd = cards[o]
+                if x is not None and cd not in x.allowed:
+                    break
+                wanted.append(cd)
+            else:
+                choices = self.tile_choices(wanted)
+                if not choices:
+                    continue
+                base_old = 0
+                if self.rescore:
+                    base_old = sum(board.tile_value(cells[o], meld) for o, _ in fixed)
+                for tiles in choices:
+                    score = self.score(cards, meld, empties, crosses, tiles, base_old)
+                    out.append(
+                        Placement(
+                            tuple(
+                                (c, t, cards[o]) for (o, c), t in zip(empties, tiles, strict=True)
+                            ),
+                            score,
+                            region,
+                            horizontal,
+                        )
+                    )
+                    if limit is not None and len(out) >= limit:
+                        return
+
+    def score(
+        self,
+        cards: tuple[int, ...],
+        meld: int,
+        empties: list[tuple[int, int]],
+        crosses: list[_Cross | None],
+        tiles: list[int],
+        old: int,
+    ) -> int:
+        """G25-G28: the main line plus every cross line through a new tile."""
+        new = 0
+        mult = 1
+        total = 0
+        for (o, c), x, t in zip(empties, crosses, tiles, strict=True):
+            value = 0 if t == JOKER else card_value(cards[o], meld)
+            new += value * TILE_MULT[c]
+            mult *= MELD_MULT[c]
+            if x is not None:
+                cross_meld, cross_old = x.allowed[cards[o]]
+                cross_value = 0 if t == JOKER else card_value(cards[o], cross_meld)
+                total += cross_value * TILE_MULT[c] * MELD_MULT[c] + cross_old
+        return total + new * mult + old
+
+
+def generate(
+    board: Board,
+    counts: list[int],
+    *,
+    max_tiles: int = 8,
+    descending_runs: bool = False,
+    rescore_existing: bool = True,
+    limit: int | None = None,
+) -> list[Placement]:
+    """Every legal placement of the tiles ``counts`` (53 counts by kind) on ``board``.
+
+    ``max_tiles`` caps the tiles per placement (the rack size, or 8 for G29b); ``limit``
+    stops after that many placements (G29b asks for one). Pure: ``board`` and ``counts``
+    are left as they were.
+    """
+    counts = list(counts)
+    if len(counts) != 53:
+        raise ValueError(f"counts must have 53 entries (one per tile kind), got {len(counts)}")
+    max_tiles = min(max_tiles, 8, sum(counts))
+    if max_tiles < 1:
+        return []
+    gen = _Generator(board, counts, max_tiles, descending_runs, rescore_existing)
+    return gen.run(limit)
+
+
+def rack_counts(tiles: list[int]) -> list[int]:
+    """53 counts by kind of a list of tile kinds."""
+    out = [0] * 53
+    for t in tiles:
+        out[t] += 1
+    return out
+
+
+def score_placement(
+    board: Board,
+    tiles: list[Tile] | tuple[Tile, ...],
+    *,
+    rescore_existing: bool = True,
+    descending_runs: bool = False,
+) -> int:
+    """G25-G28 from first principles: put ``tiles`` on a copy of ``board`` and score every
+    line through a new tile (used by tests and the validator as a second opinion)."""
+    after = board.copy()
+    new_cells = {c for c, _, _ in tiles}
+    for c, t, cd in tiles:
+        after.put(c, t == JOKER, cd, 0)
+    total = 0
+    seen: set[tuple[int, ...]] = set()
+    for c in new_cells:
+        for horizontal in (True, False):
+            line = after.line_cells(c, horizontal)
+            if len(line) < 2 or tuple(line) in seen:
+                continue
+            seen.add(tuple(line))
+            meld = meld_type([after.card[x] for x in line], descending_runs)
+            if not meld:
+                raise ValueError("the placement leaves a line that is not a meld")
+            new, mult = 0, 1
+            old = 0
+            for x in line:
+                v = after.tile_value(x, meld)
+                if x in new_cells:
+                    new += v * TILE_MULT[x]
+                    mult *= MELD_MULT[x]
+                else:
+                    old += v
+            total += new * mult + (old if rescore_existing else 0)
+    return total
+
+
+__all__ = ["Placement", "Tile", "generate", "rack_counts", "rank_at", "score_placement"]
