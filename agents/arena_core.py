@@ -180,6 +180,40 @@ def rotation_seats(n: int, rotation: int) -> list[int]:
     return [(i + rotation) % n for i in range(n)]
 
 
+def play_rotations(
+    lineup_specs: Sequence[Any],
+    n: int,
+    deal_seed: int,
+    agent_seed: int,
+    build: Callable[[Any, int], Any],
+    play: Callable[[list[Any]], tuple[dict[str, list[Any]], dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """The ``n`` seat rotations of one deal, for a game without saved records (Nerts, Ginny-O).
+
+    Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n`` with the agent
+    ``build(entry, agent_seed_for(agent_seed, r, i))``; ``play(agents_by_seat)`` plays the
+    deal's game and returns ``(by_seat, extra)``: lists indexed by seat (``totals``, the
+    per-unit scores, ``ranks``, ``win_shares``, ...) and game-wide values. Each record is
+    ``rotation``, ``game_seed``, ``seats``, every ``by_seat`` list reordered by lineup entry,
+    then ``extra``.
+    """
+    if len(lineup_specs) != n:
+        raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
+    records = []
+    for rotation in range(n):
+        seats = rotation_seats(n, rotation)
+        agents: list[Any] = [None] * n
+        for i, entry in enumerate(lineup_specs):
+            agents[seats[i]] = build(entry, agent_seed_for(agent_seed, rotation, i))
+        by_seat, extra = play(agents)
+        record: dict[str, Any] = {"rotation": rotation, "game_seed": deal_seed, "seats": seats}
+        for key, values in by_seat.items():
+            record[key] = [values[s] for s in seats]
+        record.update(extra)
+        records.append(record)
+    return records
+
+
 # ---------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class EntryStats:

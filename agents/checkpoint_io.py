@@ -66,3 +66,27 @@ def load_torch_file(path: str | Path) -> tuple[Any, str]:
             f"torch file): {first[:300]}"
         ) from None
     return data, where
+
+
+def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
+    """``torch.save`` ``payload`` to ``path`` atomically (:func:`atomic_write`); every game's
+    learned module writes its checkpoints with this."""
+    return atomic_write(path, lambda f: torch.save(payload, f))
+
+
+def policy_payload(
+    fmt: str, version: int, net: Any, rules: dict[str, Any], training: dict[str, Any]
+) -> dict[str, Any]:
+    """The checkpoint of a policy network of the Nerts and Ginny-O learned modules: its
+    ``format`` and ``version``, the observation and action sizes, the rule options it was
+    trained under, ``net.describe()``, a copy of its weights and the ``training`` record."""
+    return {
+        "format": fmt,
+        "version": version,
+        "observation_size": net.observation_size,
+        "num_actions": net.num_actions,
+        "rules": rules,
+        "network": net.describe(),
+        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+        "training": training,
+    }

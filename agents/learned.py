@@ -49,7 +49,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from agents.checkpoint_io import atomic_write, load_torch_file
+from agents.checkpoint_io import atomic_write as atomic_write  # re-exported
+from agents.checkpoint_io import load_torch_file
+from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from agents.features import NUM_INPUTS, LayoutFeatures, expert_actions, one_hot
 from gnome_env import __version__ as ENV_PACKAGE_VERSION
 from gnome_env._jit import COMPILED, maybe_njit
@@ -453,11 +455,6 @@ def checkpoint_header(network: PolicyNetwork) -> dict[str, Any]:
         "network": network.describe(),
         "state_dict": network.state_dict(),
     }
-
-
-def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
-    """``torch.save`` ``payload`` to ``path`` atomically (:func:`atomic_write`)."""
-    return atomic_write(path, lambda f: torch.save(payload, f))
 
 
 def read_checkpoint(path: str | Path, rules: RulesConfig | None = None) -> dict[str, Any]:

@@ -187,7 +187,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from gnome_env import actions as A
 from gnome_env import rng
-from gnome_env.config import RulesConfig, check_int, seat_counts
+from gnome_env.config import RulesConfig, seat_counts
 from gnome_env.encoding import ObservationEncoder
 from gnome_env.engine import Game
 from gnome_env.infos import blank_info, copy_info, round_end_info, shared_blank_info
@@ -330,8 +330,7 @@ class raw_env(AECEnv):
         s_low, s_high = self.state_encoder.bounds()
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
         # The stream of games (see reset): its seed, and the index of the current game.
-        self._stream_seed: int | None = None
-        self._episode = 0
+        self._seeds = rng.ResetSeeds()
         # How the game is held. Without the kernels (no numba, GNOME_NO_NUMBA=1, or
         # _use_kernels set False before reset) the Game in ``_game`` is the whole state and
         # every step applies to it. With them, a KernelGame (gnome_env.vector) plays the
@@ -411,17 +410,8 @@ class raw_env(AECEnv):
         ``game_seed, choice = vector.game_stream((s, 0), e, len(seat_counts))`` and ``n =
         seat_counts[choice]``. Without any seed, ``s`` comes from the operating system.
         """
-        if seed is not None:
-            self._stream_seed = check_int("seed", seed, 0, rng.MAX_SEED - 1)
-            self._episode = 0
-        elif self._stream_seed is None:
-            self._stream_seed = rng.entropy_seed()
-            self._episode = 0
-        else:
-            self._episode += 1
-        game_seed, choice = rng.game_stream(
-            self._stream_seed, 0, self._episode, len(self.seat_counts)
-        )
+        stream, episode = self._seeds.next(seed)
+        game_seed, choice = rng.game_stream(stream, 0, episode, len(self.seat_counts))
         game_seed = int(game_seed)
         if len(self.seat_counts) > 1:
             n = self.seat_counts[int(choice)]

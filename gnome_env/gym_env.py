@@ -196,8 +196,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
                 f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
             )
         self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
-        self._stream_seed: int | None = None  # the games of reset: see Seeding
-        self._episode = 0
+        self._seeds = rng.ResetSeeds()  # the games of reset: see Seeding
         self._opponents = self._check_opponents(opponents, n)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._encoders = {c: ObservationEncoder(cfg) for c, cfg in self.configs.items()}
@@ -248,15 +247,8 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         if seed is not None:
             seed = check_int("seed", seed, 0, rng.MAX_SEED - 1)
         super().reset(seed=seed)
-        if seed is not None:
-            self._stream_seed, self._episode = seed, 0
-        elif self._stream_seed is None:
-            self._stream_seed, self._episode = rng.entropy_seed(), 0
-        else:
-            self._episode += 1
-        episode_seed, choice = rng.game_stream(
-            self._stream_seed, 0, self._episode, len(self.seat_counts)
-        )
+        stream, episode = self._seeds.next(seed)
+        episode_seed, choice = rng.game_stream(stream, 0, episode, len(self.seat_counts))
         episode_seed = int(episode_seed)
         n = self.seat_counts[int(choice)]
         self.config = self.configs[n]

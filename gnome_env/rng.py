@@ -205,3 +205,42 @@ def entropy_seed() -> int:
     import os
 
     return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+class ResetSeeds:
+    """The seed stream behind an environment's resets (the "Seeding" of every env manual).
+
+    ``next(seed)``: a reset with a seed starts the stream ``seed`` at episode 0; an unseeded
+    reset goes on to the next episode of the current stream, or, if no stream was ever
+    started, starts one from the operating system (:func:`entropy_seed`). Returns
+    ``(stream, episode)``; each env turns that into its game with :func:`game_stream` (or
+    :meth:`game_seed`). A seed that is not an int in ``0 .. MAX_SEED - 1`` raises
+    ``ValueError``.
+    """
+
+    def __init__(self) -> None:
+        self.stream: int | None = None
+        self.episode = 0
+
+    def next(self, seed: object | None) -> tuple[int, int]:
+        if seed is not None:
+            if (
+                isinstance(seed, (bool, np.bool_))
+                or not isinstance(seed, (int, np.integer))
+                or not 0 <= seed < MAX_SEED
+            ):
+                raise ValueError(
+                    f"seed={seed!r} is not allowed: must be an integer from 0 to {MAX_SEED - 1}"
+                )
+            self.stream, self.episode = int(seed), 0
+        elif self.stream is None:
+            self.stream, self.episode = entropy_seed(), 0
+        else:
+            self.episode += 1
+        return self.stream, self.episode
+
+    def game_seed(self, seed: object | None) -> int:
+        """:meth:`next`, then the game seed of Nerts and Ginny-O: the stream itself for
+        episode 0, else output 0 of ``game_stream(stream, 0, episode, 1)``."""
+        stream, episode = self.next(seed)
+        return stream if episode == 0 else int(game_stream(stream, 0, episode, 1)[0])

@@ -247,3 +247,22 @@ def test_a_notice_before_the_first_numba_compile_and_only_then(tmp_path, monkeyp
     (tmp_path / "__pycache__" / "kern.step-12.py311.nbi").write_bytes(b"")
     _jit.compile_notice(str(module))
     assert capsys.readouterr().err == ""
+
+
+def test_reset_seeds_seeded_stream_then_unseeded_episodes():
+    from gnome_env.rng import ResetSeeds, game_stream
+
+    seeds = ResetSeeds()
+    assert seeds.next(7) == (7, 0)
+    assert seeds.next(None) == (7, 1)
+    assert seeds.next(None) == (7, 2)
+    assert seeds.next(3) == (3, 0)
+    other = ResetSeeds()
+    assert other.game_seed(11) == 11
+    assert other.game_seed(None) == int(game_stream(11, 0, 1, 1)[0]) != 11
+    fresh = ResetSeeds()
+    stream, episode = fresh.next(None)  # no seed ever: the operating system's
+    assert episode == 0 and 0 <= stream < 2**63
+    for bad in (-1, 2**63, 1.5, "3", True):
+        with pytest.raises(ValueError, match="seed="):
+            ResetSeeds().next(bad)

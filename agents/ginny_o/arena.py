@@ -19,14 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.arena_core import (
-    ArenaGame,
-    agent_seed_for,
-    average_ranks,
-    full_rules,
-    rotation_seats,
-    win_shares,
-)
+from agents.arena_core import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
 from agents.ginny_o.registry import make_ginny_agent
 from gnome_env.ginny_o.config import MAX_PLAYERS, MIN_PLAYERS, GinnyConfig
 from gnome_env.ginny_o.engine import GinnyGame
@@ -105,41 +98,34 @@ def play_ginny_deal(
     ``record_rotations`` must be empty (``record_meta`` is accepted for the shared call and
     unused).
     """
-    n = num_players
-    if len(lineup_specs) != n:
-        raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
     if record_rotations:
         raise ValueError("Ginny-O games cannot be saved: there is no Ginny-O game record format")
-    config = GinnyConfig.from_dict({**rules_dict, "players": n})
-    records = []
-    for rotation in range(n):
-        seats = rotation_seats(n, rotation)
-        agents: list[Any] = [None] * n
-        for i, entry in enumerate(lineup_specs):
-            agents[seats[i]] = _build(entry, agent_seed_for(agent_seed, rotation, i), config)
+    config = GinnyConfig.from_dict({**rules_dict, "players": num_players})
+
+    def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         game = GinnyGame(config, deal_seed)
         steps = play_game(game, agents)
         ranks, shares = game_outcome(game)
         assert game.final_scores is not None and game.penalties is not None
-        records.append(
-            {
-                "rotation": rotation,
-                "game_seed": deal_seed,
-                "seats": seats,
-                "totals": [game.final_scores[s] for s in seats],
-                "game_scores": [[game.final_scores[s]] for s in seats],
-                "scores": [game.scores[s] for s in seats],
-                "penalties": [game.penalties[s] for s in seats],
-                "ranks": [ranks[s] for s in seats],
-                "win_shares": [shares[s] for s in seats],
-                "first_player": game.first_player,
-                "turns": game.turn,
-                "steps": steps,
-                "end_reason": game.end_reason,
-                "digest": game.digest(),
-            }
-        )
-    return records
+        by_seat = {
+            "totals": list(game.final_scores),
+            "game_scores": [[f] for f in game.final_scores],
+            "scores": list(game.scores),
+            "penalties": list(game.penalties),
+            "ranks": ranks,
+            "win_shares": shares,
+        }
+        extra = {
+            "first_player": game.first_player,
+            "turns": game.turn,
+            "steps": steps,
+            "end_reason": game.end_reason,
+            "digest": game.digest(),
+        }
+        return by_seat, extra
+
+    build = lambda entry, seed: _build(entry, seed, config)  # noqa: E731
+    return play_rotations(lineup_specs, num_players, deal_seed, agent_seed, build, play)
 
 
 #: Ginny-O in the shared arena.

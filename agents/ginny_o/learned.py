@@ -47,7 +47,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import atomic_write, load_torch_file
+from agents.checkpoint_io import load_torch_file, policy_payload
+from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, SIZE
 from gnome_env.ginny_o.config import MAX_SLOTS, GinnyConfig
@@ -165,23 +166,11 @@ def trained_rules(config: GinnyConfig) -> dict[str, Any]:
     return rules
 
 
-def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
-    """``torch.save`` ``payload`` to ``path`` atomically (``checkpoint_io.atomic_write``)."""
-    return atomic_write(path, lambda f: torch.save(payload, f))
-
-
 def checkpoint_payload(net: GinnyPolicyNetwork, config: GinnyConfig, training: dict) -> dict:
     """What :func:`write_checkpoint` stores for ``net`` trained under ``config``."""
-    return {
-        "format": CHECKPOINT_FORMAT,
-        "version": CHECKPOINT_VERSION,
-        "observation_size": net.observation_size,
-        "num_actions": net.num_actions,
-        "rules": trained_rules(config),
-        "network": net.describe(),
-        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
-        "training": training,
-    }
+    return policy_payload(
+        CHECKPOINT_FORMAT, CHECKPOINT_VERSION, net, trained_rules(config), training
+    )
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:

@@ -17,14 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.arena_core import (
-    ArenaGame,
-    agent_seed_for,
-    average_ranks,
-    full_rules,
-    rotation_seats,
-    win_shares,
-)
+from agents.arena_core import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
 from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
 from gnome_env.nerts.engine import NertsGame
@@ -106,37 +99,30 @@ def play_nerts_deal(
     no game record format yet, so ``record_rotations`` must be empty (``record_meta`` is
     accepted for the shared call and unused).
     """
-    n = num_players
-    if len(lineup_specs) != n:
-        raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
     if record_rotations:
         raise ValueError("Nerts games cannot be saved: there is no Nerts game record format")
-    config = NertsConfig.from_dict({**rules_dict, "players": n})
-    records = []
-    for rotation in range(n):
-        seats = rotation_seats(n, rotation)
-        agents: list[Any] = [None] * n
-        for i, entry in enumerate(lineup_specs):
-            agents[seats[i]] = _build(entry, agent_seed_for(agent_seed, rotation, i), config)
+    config = NertsConfig.from_dict({**rules_dict, "players": num_players})
+
+    def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         game = NertsGame(config, deal_seed)
         steps = play_game(game, agents)
         ranks, shares = game_outcome(game)
-        records.append(
-            {
-                "rotation": rotation,
-                "game_seed": deal_seed,
-                "seats": seats,
-                "totals": [game.totals[s] for s in seats],
-                "hand_scores": [[h.scores[s] for h in game.hand_results] for s in seats],
-                "ranks": [ranks[s] for s in seats],
-                "win_shares": [shares[s] for s in seats],
-                "hands": len(game.hand_results),
-                "steps": steps,
-                "end_reasons": [h.end_reason for h in game.hand_results],
-                "digest": game.digest(),
-            }
-        )
-    return records
+        by_seat = {
+            "totals": list(game.totals),
+            "hand_scores": [[h.scores[s] for h in game.hand_results] for s in range(num_players)],
+            "ranks": ranks,
+            "win_shares": shares,
+        }
+        extra = {
+            "hands": len(game.hand_results),
+            "steps": steps,
+            "end_reasons": [h.end_reason for h in game.hand_results],
+            "digest": game.digest(),
+        }
+        return by_seat, extra
+
+    build = lambda entry, seed: _build(entry, seed, config)  # noqa: E731
+    return play_rotations(lineup_specs, num_players, deal_seed, agent_seed, build, play)
 
 
 #: Nerts in the shared arena.

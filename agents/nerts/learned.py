@@ -25,7 +25,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import atomic_write, load_torch_file
+from agents.checkpoint_io import load_torch_file, policy_payload
+from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.nerts.config import NertsConfig
 
 CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
@@ -82,23 +83,9 @@ def table_rules(config: NertsConfig) -> dict[str, int]:
     return {"jokers": config.jokers, "work_piles": config.work_piles}
 
 
-def write_checkpoint(payload: dict[str, Any], path: str | Path) -> Path:
-    """``torch.save`` ``payload`` to ``path`` atomically (``checkpoint_io.atomic_write``)."""
-    return atomic_write(path, lambda f: torch.save(payload, f))
-
-
 def checkpoint_payload(net: NertsPolicyNetwork, config: NertsConfig, training: dict) -> dict:
     """What :func:`write_checkpoint` stores for ``net``."""
-    return {
-        "format": CHECKPOINT_FORMAT,
-        "version": CHECKPOINT_VERSION,
-        "observation_size": net.observation_size,
-        "num_actions": net.num_actions,
-        "rules": table_rules(config),
-        "network": net.describe(),
-        "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
-        "training": training,
-    }
+    return policy_payload(CHECKPOINT_FORMAT, CHECKPOINT_VERSION, net, table_rules(config), training)
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:

@@ -329,8 +329,7 @@ class raw_env(AECEnv):
         self._game: GinnyGame | None = None
         self._turn_scores: list[int] = []  # scores when the current turn started
         self._last_points = (-1, 0)  # (seat, points) of the last step
-        self._stream_seed: int | None = None
-        self._episode = 0
+        self._seeds = rng.ResetSeeds()
         self.game_seed: int | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -373,23 +372,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game (see Seeding in the module docstring)."""
-        if seed is not None:
-            if (
-                isinstance(seed, (bool, np.bool_))
-                or not isinstance(seed, (int, np.integer))
-                or not 0 <= seed < rng.MAX_SEED
-            ):
-                raise ValueError(
-                    f"seed={seed!r} is not allowed: must be an integer from 0 to {rng.MAX_SEED - 1}"
-                )
-            self._stream_seed, self._episode = int(seed), 0
-            game_seed = int(seed)
-        elif self._stream_seed is None:
-            self._stream_seed, self._episode = rng.entropy_seed(), 0
-            game_seed = self._stream_seed
-        else:
-            self._episode += 1
-            game_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
+        game_seed = self._seeds.game_seed(seed)
         self.game_seed = game_seed
         self._install(GinnyGame(self.config, game_seed))
 

@@ -309,8 +309,7 @@ class NertsParallelEnv(ParallelEnv):
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
         self._game: NertsGame | None = None
         self._scores: list[int] = []  # S at the start of the next step (N30)
-        self._stream_seed: int | None = None
-        self._episode = 0
+        self._seeds = rng.ResetSeeds()
         self.game_seed: int | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -347,23 +346,7 @@ class NertsParallelEnv(ParallelEnv):
         self, seed: int | None = None, options: dict | None = None
     ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict[str, Any]]]:
         """Deal a new game (see Seeding); returns ``(observations, infos)``."""
-        if seed is not None:
-            if (
-                isinstance(seed, (bool, np.bool_))
-                or not isinstance(seed, (int, np.integer))
-                or not 0 <= seed < rng.MAX_SEED
-            ):
-                raise ValueError(
-                    f"seed={seed!r} is not allowed: must be an integer from 0 to {rng.MAX_SEED - 1}"
-                )
-            self._stream_seed, self._episode = int(seed), 0
-            game_seed = int(seed)
-        elif self._stream_seed is None:
-            self._stream_seed, self._episode = rng.entropy_seed(), 0
-            game_seed = self._stream_seed
-        else:
-            self._episode += 1
-            game_seed = int(rng.game_stream(self._stream_seed, 0, self._episode, 1)[0])
+        game_seed = self._seeds.game_seed(seed)
         self.game_seed = game_seed
         self._game = NertsGame(self.config, game_seed)
         self._scores = self._game.hand_scores()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gnome_env import Game, RulesConfig, save_record
@@ -387,7 +388,7 @@ def _unwritable(path: str) -> str | None:
 
 
 def _lineup(
-    parser: argparse.ArgumentParser, text: str, n: int, known_specs: list[str], kind: str
+    parser: argparse.ArgumentParser, text: str, n: int, known_specs: Sequence[str], kind: str
 ) -> list[str]:
     """``--lineup``: exactly ``n`` non-empty comma-separated specs (``kind``: "" or "Nerts ")."""
     known = ", ".join(known_specs)
@@ -495,54 +496,43 @@ def _write_outputs(result: object, args: argparse.Namespace) -> None:
 
 def _eval_nerts(args: argparse.Namespace) -> int:
     """``gnome eval --game nerts``: the arena on Nerts (agents.nerts.arena)."""
-    from agents.arena import run_arena
     from agents.nerts.registry import known_nerts_specs, make_nerts_agent
 
-    parser: argparse.ArgumentParser = args.parser
-    n = args.players
-    lineup = _lineup(parser, args.lineup, n, known_nerts_specs(), "Nerts ")
-    _check_run_flags(parser, args)
-    config = _nerts_config(args, n)
-    for spec in lineup:
-        try:
-            make_nerts_agent(spec, 0, config)
-        except ValueError as err:
-            parser.error(f"argument --lineup: {err}")
-    try:
-        result = run_arena(
-            lineup,
-            n,
-            args.games,
-            seed=args.seed,
-            workers=args.workers,
-            rules=config,
-            progress=not args.no_progress,
-            backend=args.backend,
-            address=args.address,
-            game="nerts",
-        )
-    except ValueError as err:
-        if "needs" not in str(err):  # a missing backend package: say what to install
-            raise
-        parser.error(f"argument --backend: {err}")
-    print(result.table())
-    _write_outputs(result, args)
-    return 0
+    config = _nerts_config(args, args.players)
+    return _eval_plugged_game(
+        args, "nerts", "Nerts ", known_nerts_specs(), make_nerts_agent, config
+    )
 
 
 def _eval_ginny(args: argparse.Namespace) -> int:
     """``gnome eval --game ginny_o``: the arena on Ginny-O (agents.ginny_o.arena)."""
-    from agents.arena import run_arena
     from agents.ginny_o.registry import known_ginny_specs, make_ginny_agent
+
+    config = _ginny_config(args, args.players)
+    return _eval_plugged_game(
+        args, "ginny_o", "Ginny-O ", list(known_ginny_specs()), make_ginny_agent, config
+    )
+
+
+def _eval_plugged_game(
+    args: argparse.Namespace,
+    game: str,
+    label: str,
+    known: Sequence[str],
+    make_agent: Callable[[str, int, object], object],
+    config: object,
+) -> int:
+    """``gnome eval`` for a game other than Gnoming: check the lineup (``label`` names the
+    game's specs in messages) and the run flags, run the shared arena, print and write."""
+    from agents.arena import run_arena
 
     parser: argparse.ArgumentParser = args.parser
     n = args.players
-    lineup = _lineup(parser, args.lineup, n, list(known_ginny_specs()), "Ginny-O ")
+    lineup = _lineup(parser, args.lineup, n, known, label)
     _check_run_flags(parser, args)
-    config = _ginny_config(args, n)
     for spec in lineup:
         try:
-            make_ginny_agent(spec, 0, config)
+            make_agent(spec, 0, config)
         except ValueError as err:
             parser.error(f"argument --lineup: {err}")
     try:
@@ -556,7 +546,7 @@ def _eval_ginny(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             backend=args.backend,
             address=args.address,
-            game="ginny_o",
+            game=game,
         )
     except ValueError as err:
         if "needs" not in str(err):  # a missing backend package: say what to install
