@@ -610,3 +610,65 @@ def test_G29b_dead_with_an_empty_box_means_no_rack_can_place():
 def test_G29b_dead_with_a_full_box_looks_at_every_unplayed_tile():
     game = GinnyGame(GinnyConfig(players=2), 8)
     assert not game.is_dead()
+
+
+# ---------------------------------------------------------------------------- more named rules
+def test_G13_no_draw_once_the_box_is_empty():
+    game = stacked_game(
+        GinnyConfig(players=2),
+        racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
+        rest="out",
+    )
+    assert not game.drew and len(game.racks[0]) == 7 and game.box == []
+    assert A.PASS in game.legal_actions()
+    assert not any(A.RETURN_BASE <= a < A.CONFIRM_RETURN for a in game.legal_actions())
+
+
+def test_G16_melds_have_no_owner_any_seat_extends_any_meld():
+    game = _worked_example_game()
+    play(game, "4C 5C 6C 7C 8C @ 3,7 down")  # P0's meld
+    assert game.current == 1
+    assert play(game, "AC 2C 3C @ 0,7 down") == 44  # P1 extends it
+    assert game.scores == [34, 44]
+
+
+def test_G17_a_view_holds_the_public_state_and_only_the_own_rack():
+    from gnome_env.ginny_o.information import GinnyView
+
+    game = GinnyGame(GinnyConfig(players=3), 12)
+    other = (game.current + 1) % 3
+    view = GinnyView.from_game(game, other)
+    assert view.rack == tuple(game.racks[other])
+    assert view.rack_sizes == tuple(len(r) for r in game.racks)
+    assert view.box_size == len(game.box)
+    assert view.legal_actions == () and view.placements == () and view.slots == ()
+    names = set(GinnyView.__dataclass_fields__)
+    assert not names & {"racks", "box"}
+
+
+def test_G24_an_ace_at_a_crossing_counts_1_in_its_run_and_15_in_its_set():
+    game = _worked_example_game()
+    for text in ("4C 5C 6C 7C 8C @ 3,7 down", "AC 2C 3C @ 0,7 down"):
+        play(game, text)
+    # Row 3 of the table: the AC at (0,7) is read in the set A-D A-H A-S A-C (15) while it
+    # counts 1 in the column run; only the row is scored: 45 x 3 (blue (0,4)) + 15.
+    assert play(game, "AD AH AS @ 0,4 across") == 45 * 3 + 15
+
+
+def test_G25_the_main_line_and_every_cross_line_are_scored_once_each():
+    game = _worked_example_game()
+    for text in ("4C 5C 6C 7C 8C @ 3,7 down", "AC 2C 3C @ 0,7 down", "AD AH AS @ 0,4 across"):
+        play(game, text)
+    # Row 4 of the table: 9C 9H 9D on row 8. Main line, the set: 9 + 9 x 2 (yellow (8,8))
+    # + 9 = 36. Cross line through the 9C only, column 7 AC..9C (a run): new 9, old
+    # 1+2+3+4+5+6+7+8 = 36, so 45. The 9H and 9D have no cross lines. Nothing else counts.
+    main = 9 + 9 * 2 + 9
+    cross = 9 + sum(range(1, 9))
+    assert play(game, "9C 9H 9D @ 8,7 across") == main + cross == 81
+
+
+def test_G26_a_premium_counts_only_for_the_placement_that_covers_it():
+    game = _worked_example_game()
+    assert play(game, "4C 5C 6C 7C 8C @ 3,7 down") == 34  # (3,7) yellow: 4 x 2
+    # Extending the column: the 4C on (3,7) now counts 4, not 8 (row 2 of the table).
+    assert play(game, "AC 2C 3C @ 0,7 down") == (1 * 2 + 2 + 3) * 2 + (4 + 5 + 6 + 7 + 8)
