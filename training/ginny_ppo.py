@@ -680,8 +680,8 @@ def main(argv: list[str] | None = None) -> int:
     if "stopped_after" in summary:
         print(
             f"stopped after update {summary['stopped_after']}; continue with "
-            f"python -m training.ginny_ppo --resume {cfg.output_dir} (or gnome train "
-            f"--config <this config> --resume {cfg.output_dir})"
+            f"gnome train --resume {cfg.output_dir} (or python -m training.ginny_ppo "
+            f"--resume {cfg.output_dir})"
         )
         return 0
     print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
