@@ -235,6 +235,20 @@ class _Generator:
         walk(0, counts[JOKER])
         return out
 
+    def next_to(self, ref: int, side: int, fits: set[int] | None) -> set[int]:
+        """The cards that may stand right after (``side`` 1) or right before (-1) card
+        ``ref`` in one line: ``ref``'s rank in another suit (a set) or the next run position
+        of ``ref``'s suit in reading order (either way with ``descending_runs``); intersected
+        with ``fits`` unless it is None."""
+        s, r = suit_of(ref), rank_of(ref)
+        out = {kind(t, r) for t in range(4) if t != s}
+        for step in self.steps:
+            for pos in run_positions(r):
+                q = pos + side * step
+                if 1 <= q <= 14:
+                    out.add(kind(s, rank_at(q)))
+        return out if fits is None else out & fits
+
     # ---------------------------------------------------------------- the walk
     def run(self, limit: int | None) -> list[Placement]:
         self.limit = limit
@@ -256,16 +270,22 @@ class _Generator:
                             continue
                     elif not any(c in self.free_starts for c in cells):
                         continue
-                # An empty cell whose cross line no tile can complete blocks every segment
-                # through it (G19).
+                # An empty cell that no tile can fill blocks every segment through it: its
+                # cross line must stay a meld (G19), and a segment through it always holds
+                # its occupied neighbours on this line, next to which the card must continue
+                # a set or a run (G9, G10).
                 blocked = [False] * SIZE
                 for p, c in enumerate(cells):
-                    if not occ[p] and has_neighbour[c]:
-                        x = self.cross(c, not horizontal)
-                        if x is not None and not (
-                            (jokers and x.allowed) or any(counts[y] for y in x.allowed)
-                        ):
-                            blocked[p] = True
+                    if occ[p] or not has_neighbour[c]:
+                        continue
+                    x = self.cross(c, not horizontal)
+                    fits: set[int] | None = None if x is None else set(x.allowed)
+                    if p > 0 and occ[p - 1]:
+                        fits = self.next_to(card[cells[p - 1]], 1, fits)
+                    if p < SIZE - 1 and occ[p + 1]:
+                        fits = self.next_to(card[cells[p + 1]], -1, fits)
+                    if fits is not None and not ((jokers and fits) or any(counts[y] for y in fits)):
+                        blocked[p] = True
                 anchor = [
                     occ[p] or has_neighbour[c] or (c == CENTRE if first else c in self.free_starts)
                     for p, c in enumerate(cells)
@@ -287,6 +307,8 @@ class _Generator:
                             continue
                         if b - a + 1 < 3 or k == 0 or not anchored:
                             continue
+                        if k == b - a + 1 and not self.melds_of_length(k):
+                            continue  # all new, and the tiles hold no meld of that length
                         self.segment(cells[a : b + 1], k, horizontal, first, has_neighbour, out)
                         if self.limit is not None and len(out) >= self.limit:
                             return out[: self.limit]
