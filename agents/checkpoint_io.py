@@ -90,3 +90,23 @@ def policy_payload(
         "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
         "training": training,
     }
+
+
+def check_policy_header(
+    data: Any, where: str, fmt: str, version: int, game: str, writer: str
+) -> dict[str, Any]:
+    """``data`` if it is a complete :func:`policy_payload` checkpoint of format ``fmt`` and
+    ``version``; else a ``ValueError`` naming ``where``, the ``game`` and its ``writer``."""
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(
+            f"{where} is not a {game} policy checkpoint (expected format={fmt!r}, as written "
+            f"by {writer}; found {found!r})"
+        )
+    if data.get("version") != version:
+        raise ValueError(f"{where} has version {data.get('version')!r}; this reads {version}")
+    keys = ("observation_size", "num_actions", "rules", "network", "state_dict")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
+    return data

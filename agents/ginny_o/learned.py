@@ -47,7 +47,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import load_torch_file, policy_payload
+from agents.checkpoint_io import check_policy_header, load_torch_file, policy_payload
 from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, SIZE
@@ -176,23 +176,9 @@ def checkpoint_payload(net: GinnyPolicyNetwork, config: GinnyConfig, training: d
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a Ginny-O policy checkpoint; any problem is a ``ValueError``."""
     data, where = load_torch_file(path)
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(
-            f"{where} is not a Ginny-O policy checkpoint (expected format="
-            f"{CHECKPOINT_FORMAT!r}, as written by training/ginny_ppo.py; found {found!r})"
-        )
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(
-            f"{where} has version {data.get('version')!r}; this reads {CHECKPOINT_VERSION}"
-        )
-    missing = [
-        k
-        for k in ("observation_size", "num_actions", "rules", "network", "state_dict")
-        if k not in data
-    ]
-    if missing:
-        raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
+    check_policy_header(
+        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Ginny-O", "training/ginny_ppo.py"
+    )
     if data["observation_size"] != OBS_SIZE or data["num_actions"] != NUM_ACTIONS:
         raise ValueError(
             f"{where} has observation size {data['observation_size']} and "

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import load_torch_file, policy_payload
+from agents.checkpoint_io import check_policy_header, load_torch_file, policy_payload
 from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.nerts.config import NertsConfig
 
@@ -91,23 +91,9 @@ def checkpoint_payload(net: NertsPolicyNetwork, config: NertsConfig, training: d
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a Nerts policy checkpoint; any problem is a ``ValueError``."""
     data, where = load_torch_file(path)
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(
-            f"{where} is not a Nerts policy checkpoint (expected format={CHECKPOINT_FORMAT!r}, "
-            "as written by training/nerts_ppo.py)"
-        )
-    if data.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(
-            f"{where} has version {data.get('version')!r}; this reads {CHECKPOINT_VERSION}"
-        )
-    missing = [
-        k
-        for k in ("observation_size", "num_actions", "rules", "network", "state_dict")
-        if k not in data
-    ]
-    if missing:
-        raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
-    return data
+    return check_policy_header(
+        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Nerts", "training/nerts_ppo.py"
+    )
 
 
 def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> NertsPolicyNetwork:

@@ -149,7 +149,14 @@ class GinnyGame:
     def _start_turn(self) -> None:
         seat = self.current
         self.drew = self._draw(seat, 1) == 1  # G13
-        rack = self.racks[seat]
+        self.lay_out_rack()
+
+    def lay_out_rack(self) -> None:
+        """Lay the acting seat's rack into the turn's slots (GD4) and list its placements:
+        the start of a turn after the draw. Tools that change that rack before anything is
+        placed or marked (the no-leak tests' :func:`~gnome_env.ginny_o.hidden.permute_hidden`)
+        call it again."""
+        rack = self.racks[self.current]
         self.slots = rack + [-1] * (MAX_SLOTS - len(rack))
         self.slot_used = [False] * MAX_SLOTS
         self.slot_marked = [False] * MAX_SLOTS

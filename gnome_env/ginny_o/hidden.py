@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from gnome_env.ginny_o.config import MAX_SLOTS
 from gnome_env.ginny_o.engine import GinnyGame
 
 
@@ -53,11 +52,7 @@ def permute_hidden(game: GinnyGame, seat: int, seed: int) -> GinnyGame:
         at += size
     other.box = pool[at:]
     if not other.game_over and other.current in seats:
-        rack = other.racks[other.current]
-        other.slots = rack + [-1] * (MAX_SLOTS - len(rack))
-        # The engine has no public call that re-lists the legal placements of a changed
-        # rack; this is the one the engine itself uses at the start of a turn.
-        other._build_trie()
+        other.lay_out_rack()  # the acting seat's new rack into its slots (phase choose)
     return other
 
 

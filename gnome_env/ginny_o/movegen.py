@@ -490,4 +490,4 @@ def score_placement(
     return total
 
 
-__all__ = ["Placement", "Tile", "generate", "rack_counts", "rank_at", "score_placement"]
+__all__ = ["Placement", "Tile", "generate", "rack_counts", "score_placement"]
