@@ -87,8 +87,16 @@ def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Entropy over the legal actions only (0 when a single action is legal)."""
-    return -(log_probs.exp() * log_probs).masked_fill(~mask, 0.0).sum(-1)
+    """Entropy over the legal actions only (0 when a single action is legal).
+
+    The illegal entries (about -1e9) are set to 0 before ``exp``: their terms are dropped
+    anyway, and ``exp`` of a huge negative number takes a slow path (about ten times the
+    time of the whole row's). Values and gradients are the same floats as without it
+    (``tests/test_learned.py``).
+    """
+    illegal = ~mask
+    probs = log_probs.masked_fill(illegal, 0.0).exp()
+    return -(probs * log_probs).masked_fill(illegal, 0.0).sum(-1)
 
 
 def sample_masked(

@@ -17,9 +17,11 @@ proposals. At each decision with more than one legal action the agent
    unseen cards dealt at random, a fresh seed for later reshuffles; the true hidden cards
    are never looked at), plays each candidate in each sample and the round out on the
    kernels with every seat playing Expert (:func:`agents.rollout_search.evaluate`, common
-   random numbers across candidates), and values the end for its seat: the other seats'
-   mean round score minus its own (R22), plus ``win_weight`` points times its share of the
-   win if the rollout ended the game (R23);
+   random numbers across candidates) -- or, with ``rollout_policy="network"``, its own seat
+   playing the network's most likely moves (:mod:`agents.net_kernel`), so that a candidate
+   is valued by what the agent itself will do after it -- and values the end for its
+   seat: the other seats' mean round score minus its own (R22), plus ``win_weight``
+   points times its share of the win if the rollout ended the game (R23);
 4. combines, for each other candidate ``c``, the network's predicted gain over ``t``
    (``(logp[c] - logp[t]) / scale`` points, a prior with standard deviation ``prior_sd``
    points) with the rollouts' mean paired gain (standard error from the paired
@@ -31,8 +33,9 @@ few noisy rollouts (a paired difference has a standard deviation of 10-18 points
 the decision only as far as their precision allows. The decision depends only on
 the observation and the agent's seed (deterministic; the budget is in samples, not time).
 
-Spec strings: ``netsearch:PATH`` (defaults) or ``netsearch:PATH:SAMPLES``. Needs torch and
-numba.
+Spec strings: ``netsearch:PATH`` (defaults), ``netsearch:PATH:SAMPLES``, and either with
+``:self`` appended (``rollout_policy="network"``: the network plays its own seat in the
+rollouts, :mod:`agents.net_kernel`). Needs torch and numba.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.net_kernel import net_scratch, network_tables
 from agents.rollout_search import WIN_WEIGHT, evaluate, rollout_buffers, write_samples
 from gnome_env import _kernels as K
 from gnome_env.config import RulesConfig
@@ -54,6 +58,10 @@ DEFAULT_MAX_CANDIDATES = 3
 DEFAULT_SCALE = 0.5
 DEFAULT_PRIOR_SD = 1.5
 DEFAULT_MARGIN = 0.0
+#: Who plays the searching seat's later moves in the rollouts: Expert (the default), or the
+#: network itself (agents.net_kernel), so that a candidate is valued by what follows it
+#: under the policy that will actually play them.
+ROLLOUT_POLICIES = ("expert", "network")
 
 
 def posterior_gain(
@@ -86,6 +94,7 @@ class NetSearchAgent:
         margin: float = DEFAULT_MARGIN,
         win_weight: float = WIN_WEIGHT,
         from_round: int = 1,
+        rollout_policy: str = "expert",
     ) -> None:
         from agents.learned import PolicyAgent
 
@@ -111,6 +120,10 @@ class NetSearchAgent:
                 raise ValueError(f"{name}={value!r} is not allowed: must be a number > 0")
         if isinstance(from_round, bool) or not isinstance(from_round, int) or from_round < 1:
             raise ValueError(f"from_round={from_round!r} is not allowed: an integer >= 1")
+        if rollout_policy not in ROLLOUT_POLICIES:
+            raise ValueError(
+                f"rollout_policy={rollout_policy!r} is not allowed: one of {ROLLOUT_POLICIES}"
+            )
         if not K.COMPILED:
             raise ValueError("the netsearch agent needs numba (the compiled kernels)")
         self.config = config if config is not None else RulesConfig()
@@ -127,6 +140,11 @@ class NetSearchAgent:
         self.margin = float(margin)
         self.win_weight = float(win_weight)
         self.from_round = from_round
+        self.rollout_policy = rollout_policy
+        self._net: tuple | None = None
+        if rollout_policy == "network":
+            tables = network_tables(self.policy.network)
+            self._net = (tables, net_scratch(tables))
         self.searched = 0  # decisions that ran rollouts (for the benchmark)
         self._buffers: tuple | None = None
 
@@ -172,7 +190,7 @@ class NetSearchAgent:
         done = evaluate(
             rows, stacks, seeds, np.array(cands, dtype=np.int64), view.seat, vec._prm,
             vec._kcode, vec._kcount, vec._canon, g, cards, tokens, legal_buf, rew, res, wf, wi,
-            self.win_weight, values, self.max_steps, min(MIN_SAMPLES, k),
+            self.win_weight, values, self.max_steps, min(MIN_SAMPLES, k), self._net,
         )  # fmt: skip
         k = int(done)
         gains = values[:k, 1:] - values[:k, :1]
@@ -189,5 +207,5 @@ class NetSearchAgent:
             f"max_steps={self.max_steps}, window={self.window}, "
             f"max_candidates={self.max_candidates}, scale={self.scale}, "
             f"prior_sd={self.prior_sd}, margin={self.margin}, "
-            f"from_round={self.from_round})"
+            f"from_round={self.from_round}, rollout_policy={self.rollout_policy!r})"
         )

@@ -7,6 +7,7 @@ path). :func:`make_agent` is the one place that maps specs to agent classes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
@@ -65,20 +66,25 @@ def _rollout(argument: str | None, seed: int, config: RulesConfig | None) -> Pol
 
 
 def _netsearch(argument: str | None, seed: int, config: RulesConfig | None) -> Policy:
-    """``netsearch:PATH`` or ``netsearch:PATH:SAMPLES`` (agents.net_search; torch, numba)."""
+    """``netsearch:PATH[:SAMPLES][:self]`` (agents.net_search; torch, numba): ``SAMPLES``
+    determinized samples, ``self``: the network plays its own seat in the rollouts."""
     if not argument:
         raise ValueError(
-            "agent spec 'netsearch' needs a checkpoint path: netsearch:PATH or "
-            "netsearch:PATH:SAMPLES"
+            "agent spec 'netsearch' needs a checkpoint path: netsearch:PATH, "
+            "netsearch:PATH:SAMPLES, netsearch:PATH:self or netsearch:PATH:SAMPLES:self"
         )
     from agents.net_search import NetSearchAgent
 
-    path, sep, tail = argument.rpartition(":")
-    kwargs: dict[str, int] = {}
+    path = argument
+    kwargs: dict[str, Any] = {}
+    head, sep, tail = path.rpartition(":")
+    if sep and tail.strip() == "self":
+        kwargs["rollout_policy"] = "network"
+        path = head
+    head, sep, tail = path.rpartition(":")
     if sep and tail.strip().isdigit():
         kwargs["samples"] = int(tail)
-    else:
-        path = argument
+        path = head
     try:
         return NetSearchAgent(path, seed, config, **kwargs)
     except ValueError as err:

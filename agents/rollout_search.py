@@ -29,6 +29,7 @@ import numpy as np
 
 from agents.base import BotAgent
 from agents.expert_kernel import expert_decide, expert_tables
+from agents.net_kernel import net_action
 from gnome_env import _kernels as K
 from gnome_env.config import RulesConfig
 from gnome_env.engine import Phase
@@ -84,12 +85,15 @@ def round_value(res, seat, n, win_weight):
 def evaluate(
     rows, stacks, seeds, candidates, seat, prm, kcode, kcount, canon,
     g, cards, tokens, legal, rew, res, wf, wi, win_weight, values, max_steps=0, min_samples=1,
+    net=None,
 ):  # fmt: skip
     """``values[i, c]``: the value of candidate ``c`` in sample ``i`` (rows[i], stacks[i]):
-    the candidate, then every seat plays Expert to the end of the round. Returns the
-    number of samples done: all of them, or (``max_steps`` > 0) the samples done before
-    the rollouts had taken ``max_steps`` Expert decisions in all, at least ``min_samples``
-    (a budget that does not depend on the machine)."""
+    the candidate, then every seat plays Expert to the end of the round -- or, with
+    ``net`` = ``(tables, scratch)`` (:mod:`agents.net_kernel`), ``seat`` plays that
+    network's most likely action and the other seats Expert. Returns the number of
+    samples done: all of them, or (``max_steps`` > 0) the samples done before the rollouts
+    had taken ``max_steps`` decisions in all, at least ``min_samples`` (a budget that does
+    not depend on the machine)."""
     n = rows[0, K.C_N]
     steps = 0
     for i in range(rows.shape[0]):
@@ -105,7 +109,10 @@ def evaluate(
             while not ended:
                 K.write_legal(g, cards, prm, kcode, legal)
                 K.write_seat_tokens(g, cards, prm, kcode, kcount, g[K.C_SEAT], tokens)
-                action = expert_decide(tokens, legal, wf, wi)
+                if net is not None and g[K.C_SEAT] == seat:
+                    action = net_action(tokens, legal, wf, wi, net[0], net[1])
+                else:
+                    action = expert_decide(tokens, legal, wf, wi)
                 ended = advance(g, cards, action, prm, kcode, canon, seeds[i], rew, res)
                 steps += 1
             values[i, c] = round_value(res, seat, n, win_weight)

@@ -28,9 +28,11 @@ def pair_file(out: Path, strong: str, weak: str, n: int) -> Path:
         name, _, arg = spec.partition(":")
         if "/" not in arg:
             return spec
-        extra = ""  # a setting after the path (netsearch:PATH:64) keeps its own file
-        if ":" in arg.rsplit("/", 1)[-1]:
-            arg, _, extra = arg.rpartition(":")
+        extra = ""  # settings after the path (netsearch:PATH:64:self) keep their own file
+        head, slash, last = arg.rpartition("/")
+        if ":" in last:
+            last, _, extra = last.partition(":")
+            arg = head + slash + last
         base = f"{name}-{Path(arg).parent.name or Path(arg).stem}"
         return f"{base}-{extra}" if extra else base
 

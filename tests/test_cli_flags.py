@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from training.app.cli import main as gnome
@@ -65,3 +69,29 @@ def test_train_resume_without_config_goes_to_the_trainer_saved_in_the_run(tmp_pa
     (run / "config.yaml").write_text("seed: 1\n", encoding="utf-8")  # a Gnoming PPO run
     assert _config_trainer(["--resume", str(run)]) is None
     assert _config_trainer(["--resume", str(tmp_path / "missing")]) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["demo", "--seed", "3"],
+        ["demo", "--game", "nerts", "--max-hands", "1"],
+        ["demo", "--game", "ginny_o", "--max-turns", "40"],
+    ],
+)
+def test_a_closed_stdout_ends_the_command_quietly(argv):
+    # `gnome demo | head -1`: the reader goes away. The read end of the pipe is closed
+    # before the command writes anything, so its first flush fails, whatever the buffering.
+    from training.app.cli import BROKEN_PIPE_STATUS
+
+    code = f"import sys; from training.app.cli import main; sys.exit(main({argv!r}))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == BROKEN_PIPE_STATUS, err.decode()
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Exception" not in err

@@ -33,3 +33,14 @@ def test_a_setting_after_the_checkpoint_path_gets_its_own_file():
     a = ladder.pair_file(out, f"netsearch:{policy}:64", "expert", 7)
     b = ladder.pair_file(out, f"netsearch:{policy}", "expert", 7)
     assert a != b and a.name == "netsearch-distill2_3to7-64_vs_expert_7p.json"
+
+
+def test_every_setting_after_the_checkpoint_path_names_the_file():
+    out = Path("o")
+    policy = "agents/policies/distill2_3to7/policy.pt"
+    names = {
+        ladder.pair_file(out, f"netsearch:{policy}{tail}", "expert", 7).name
+        for tail in ("", ":64", ":self", ":64:self")
+    }
+    assert len(names) == 4
+    assert "netsearch-distill2_3to7-64-self_vs_expert_7p.json" in names

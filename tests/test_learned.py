@@ -96,6 +96,28 @@ def test_masked_entropy_counts_legal_actions_only():
     assert abs(float(ent[0]) - np.log(4)) < 1e-6
 
 
+def test_masked_entropy_gives_the_plain_formulas_floats_and_gradients():
+    # masked_entropy zeroes the illegal entries before exp (a speed-up); the plain formula
+    # -sum(exp(lp) * lp) over legal actions must give the same floats, forward and back.
+    gen = torch.Generator().manual_seed(11)
+    logits = torch.randn(512, NUM_ACTIONS, generator=gen) * 4
+    mask = torch.rand(512, NUM_ACTIONS, generator=gen) < 0.3
+    mask[torch.arange(512), torch.randint(NUM_ACTIONS, (512,), generator=gen)] = True
+    weights = torch.randn(512, generator=gen)
+    results = []
+    for entropy in (
+        masked_entropy,
+        lambda lp, m: -(lp.exp() * lp).masked_fill(~m, 0.0).sum(-1),
+    ):
+        x = logits.clone().requires_grad_()
+        ent = entropy(masked_log_probs(x, mask), mask)
+        (ent * weights).sum().backward()
+        results.append((ent.detach(), x.grad))
+    assert torch.equal(results[0][0], results[1][0])
+    assert torch.equal(results[0][1], results[1][1])
+    assert bool((results[0][1] != 0).any())
+
+
 # ---------------------------------------------------------------------- the network
 @pytest.mark.parametrize("features", [False, True])
 def test_token_path_equals_float_path_on_real_observations(features):

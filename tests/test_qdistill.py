@@ -130,3 +130,69 @@ def test_win_weight_changes_only_the_values_of_last_round_positions(tmp_path):
     np.testing.assert_array_equal(plain["adv"][~last], win["adv"][~last])
     changed = ~np.all(np.isclose(plain["adv"], win["adv"], equal_nan=True), axis=1)
     assert changed[last & searched].any()
+
+
+SHIPPED = "agents/policies/distill2_3to7/policy.pt"
+
+
+def test_a_rollout_network_changes_the_values_not_the_positions(tmp_path):
+    # rollout_network: the recorded seat's later moves in the rollouts are the network's.
+    # The positions (Expert's games, the same draws) stay; the values change where the
+    # network plays otherwise than Expert, and Expert's own move keeps advantage 0.
+    from pathlib import Path
+
+    shipped = str(Path(__file__).resolve().parents[1] / SHIPPED)
+    kw = dict(chunks=1, chunk_positions=40, record_prob=0.3, opening_prob=0.0, samples=2)
+    plain = generate_chunk(small(tmp_path, **kw), 0, 0)
+    net = generate_chunk(small(tmp_path, rollout_network=shipped, **kw), 0, 0)
+    for key in ("tokens", "masks", "expert"):
+        np.testing.assert_array_equal(plain[key], net[key])
+    rows = np.arange(len(net["adv"]))
+    assert (net["adv"][rows, net["expert"]] == 0).all()
+    np.testing.assert_array_equal(~np.isnan(net["adv"]), net["masks"])
+    changed = ~np.all(np.isclose(plain["adv"], net["adv"], equal_nan=True), axis=1)
+    assert changed.sum() >= 5
+
+
+def test_an_unusable_rollout_network_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "not_a_policy.pt"
+    bad.write_text("hello")
+    argv = ["--output_dir", str(tmp_path / "run"), "--stage", "generate", "--workers", "1"]
+    assert main([*argv, "--rollout_network", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "rollout_network=" in err and "cannot play the rollouts" in err
+    assert not (tmp_path / "run" / "data").exists() or not any(
+        (tmp_path / "run" / "data").iterdir()
+    )
+
+
+def test_two_workers_with_a_rollout_network_write_the_same_chunks_as_one(tmp_path):
+    # The parent loads the network (torch) before starting the workers; they are spawned,
+    # not forked (a fork of a process holding torch's threads could hang). A subprocess
+    # with a timeout turns a hang into a failure. Chunks depend only on their index.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    args = [
+        "--rollout_network", str(root / SHIPPED), "--chunks", "1", "--chunk_positions", "6",
+        "--samples", "2", "--batch_games", "4", "--record_prob", "0.3", "--seed", "5",
+        "--stage", "generate",
+    ]  # fmt: skip
+    code = "import sys; from training.qdistill import main; sys.exit(main(sys.argv[1:]))"
+    two = tmp_path / "two"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--workers", "2", "--output_dir", str(two)],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    cfg = QDistillConfig(
+        rollout_network=str(root / SHIPPED), chunks=1, chunk_positions=6, samples=2,
+        batch_games=4, record_prob=0.3, seed=5, workers=2, output_dir=str(two),
+    )  # fmt: skip
+    for worker in (0, 1):
+        saved = np.load(two / "data" / f"w{worker}_c0.npz")
+        again = generate_chunk(cfg, worker, 0)
+        for key in again:
+            np.testing.assert_array_equal(saved[key], again[key])

@@ -17,6 +17,11 @@ that it costs one forward pass at play time (``ppo:PATH``):
    ``win_weight`` points times the seat's share of the win (R23), so that final-round
    decisions are valued by what they do to the game, not only to the round.
    Opening flips are recorded with Expert's flip as the best (no rollouts).
+   With ``rollout_network`` (a policy checkpoint) the recorded seat's later moves in the
+   rollouts are that network's (:mod:`agents.net_kernel`) and the other seats' Expert's:
+   the values are then those of the network's own play, so a fit on them is a further
+   step of policy improvement over that network (the positions still come from Expert's
+   games).
 2. **fit** -- a :class:`~agents.learned.PolicyNetwork` with Greedy's features and the
    expert hint is trained by regression so that, for every legal action ``a`` other than
    Expert's, ``logit[a] - logit[expert] = scale * (clip(adv[a], -clip, +inf) - margin)``:
@@ -41,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field
@@ -93,6 +99,12 @@ class QDistillConfig:
         "points added to a rollout's value for the seat's share of the win when the rollout "
         "ends the game (final round, R23); 0 values the round score only",
         0.0,
+    )
+    rollout_network: str = _help(
+        "a policy checkpoint (ppo:PATH format, one hidden size) that plays the recorded "
+        "seat's later moves in the rollouts (agents.net_kernel): the values are then those "
+        "of that policy, a further step of policy improvement; empty: Expert plays them",
+        "",
     )
     batch_games: int = _help("games played side by side while generating", 32)
     record_prob: float = _help("share of real-choice decisions recorded", 0.15)
@@ -174,6 +186,7 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
     rows = np.zeros((k, g.shape[0]), dtype=g.dtype)
     stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
     seeds = np.zeros(k, dtype=np.int64)
+    net = rollout_net(cfg)
     out_tokens, out_masks, out_expert, out_adv = [], [], [], []
     actions = np.zeros(cfg.batch_games, dtype=np.int64)
     while len(out_tokens) < cfg.chunk_positions:
@@ -202,7 +215,7 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
                 evaluate(
                     rows, stacks, seeds, legal.astype(np.int64), view.seat, prm, kcode,
                     kcount, canon, g, cards, tok_buf, legal_buf, rew, res, wf, wi,
-                    cfg.win_weight, values,
+                    cfg.win_weight, values, 0, 1, net,
                 )  # fmt: skip
                 q = values.mean(axis=0)
                 adv[legal] = q - q[list(legal).index(expert)]
@@ -217,6 +230,23 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
         "expert": np.array(out_expert, dtype=np.int64),
         "adv": np.array(out_adv, dtype=np.float32),
     }
+
+
+def rollout_net(cfg: QDistillConfig) -> tuple | None:
+    """``(tables, scratch)`` of ``rollout_network`` for the rollouts, or None (Expert).
+    A checkpoint that cannot be used is a :class:`ConfigError` saying why."""
+    if not cfg.rollout_network:
+        return None
+    from agents.learned import network_from_checkpoint, read_checkpoint
+    from agents.net_kernel import net_scratch, network_tables
+
+    where = f"rollout_network={cfg.rollout_network!r}"
+    try:
+        net = network_from_checkpoint(read_checkpoint(cfg.rollout_network), where)
+        tables = network_tables(net)
+    except ValueError as err:
+        raise ConfigError(f"{where} cannot play the rollouts: {err}") from None
+    return tables, net_scratch(tables)
 
 
 def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
@@ -239,12 +269,16 @@ def generate(cfg: QDistillConfig) -> None:
     """Write every missing chunk, ``workers`` processes in parallel."""
     from concurrent.futures import ProcessPoolExecutor
 
+    rollout_net(cfg)  # an unusable checkpoint is an error here, before any worker starts
     (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if cfg.workers == 1:
         _generate_worker(to_dict(cfg), 0)
     else:
-        with ProcessPoolExecutor(cfg.workers) as pool:
+        # "spawn": this process may already have loaded torch (rollout_network), and a
+        # child forked from a process with torch's threads can hang on their locks
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(cfg.workers, mp_context=context) as pool:
             list(pool.map(_generate_worker, [to_dict(cfg)] * cfg.workers, range(cfg.workers)))
     print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -865,8 +866,30 @@ def _config_trainer(argv: list[str]) -> str | None:
     return None if value is None else str(value)
 
 
+#: Exit status when the reader of stdout went away (``gnome demo | head``): 128 + SIGPIPE,
+#: what a shell reports for a program that the signal stopped.
+BROKEN_PIPE_STATUS = 141
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``gnome`` command."""
+    """Entry point of the ``gnome`` command.
+
+    A closed stdout (``gnome demo ... | head``) ends the command quietly with status
+    :data:`BROKEN_PIPE_STATUS` instead of a traceback: the rest of the output goes nowhere.
+    """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could not be caught
+        return status
+    except BrokenPipeError:
+        # Python would report the error again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE_STATUS
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # training has its own parser (one option per config field)
         trainer = _config_trainer(argv[1:])

@@ -159,7 +159,7 @@ def ppo_update(
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm, foreach=True)
             optimizer.step()
             figures["pg"].append(float(pg_loss.detach()))
             figures["v"].append(float(v_loss.detach()))
