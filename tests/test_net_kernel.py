@@ -118,35 +118,14 @@ def test_network_tables_refuse_hidden_layers_of_different_sizes():
 
 
 # ---------------------------------------------------------------------- rollouts with the network
-def _python_rollout(sample, action, seat, expert, policy, enc) -> float:
-    """The candidate, then ``seat`` plays the policy (``ppo:PATH``, from its float
-    observation) and every other seat the Python Expert, to the end of the round; valued
-    as agents.rollout_search.round_value (win weight 30)."""
-    from gnome_env.information import SeatView
-
-    sim = sample.copy()
-    rounds = len(sim.round_results)
-    sim.apply(action)
-    while len(sim.round_results) == rounds:
-        s = sim.current_seat
-        if s == seat:
-            sim.apply(policy.act(enc.encode(sim, s), sim.legal_mask()))
-        else:
-            sim.apply(expert.decide(SeatView.from_game(sim, s)))
-    scores = sim.round_results[-1].round_scores
-    n = sim.num_players
-    value = sum(scores[o] for o in range(n) if o != seat) / (n - 1) - scores[seat]
-    if sim.is_over and seat in sim.winners():
-        value += 30.0 / len(sim.winners())
-    return value
-
-
 @pytest.mark.parametrize("players", [3, 7])
 def test_rollouts_with_the_network_equal_python_play_of_the_policy(players):
     # agents.rollout_search.evaluate(net=...) against an independent reference: the Python
     # engine, the Python Expert for the other seats and the float-observation PolicyAgent
-    # for the searching seat, from the same sampled games.
+    # (`ppo:PATH`) for the searching seat, from the same sampled games.
     import random
+
+    from test_rollout_search import python_rollout
 
     from agents.expert import ExpertAgent
     from agents.net_search import NetSearchAgent
@@ -188,11 +167,12 @@ def test_rollouts_with_the_network_equal_python_play_of_the_policy(players):
                     net,
                 )  # fmt: skip
                 got[name] = values
+
+            def own(sim, seat=seat):  # the searching seat's move: what `ppo:PATH` plays
+                return policy.act(enc.encode(sim, seat), sim.legal_mask())
+
             want = np.array(
-                [
-                    [_python_rollout(s, int(a), seat, expert, policy, enc) for a in cands]
-                    for s in samples
-                ]
+                [[python_rollout(s, int(a), seat, expert, own) for a in cands] for s in samples]
             )
             np.testing.assert_array_equal(got["network"], want)
             differ_from_expert += int((got["network"] != got["expert"]).any())

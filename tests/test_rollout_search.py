@@ -20,13 +20,19 @@ from gnome_env.testing import hidden_card_twins  # noqa: E402
 from gnome_env.vector import write_game_row  # noqa: E402
 
 
-def python_rollout(sample: Game, action: int, seat: int, expert: ExpertAgent) -> float:
-    """The candidate, then every seat plays the Python Expert to the end of the round."""
+def python_rollout(
+    sample: Game, action: int, seat: int, expert: ExpertAgent, own_move=None
+) -> float:
+    """The candidate, then every seat plays the Python Expert to the end of the round --
+    except ``seat`` when ``own_move`` is given: ``own_move(game)`` is its action then."""
     sim = sample.copy()
     rounds = len(sim.round_results)
     sim.apply(action)
     while len(sim.round_results) == rounds:
-        sim.apply(expert.decide(SeatView.from_game(sim, sim.current_seat)))
+        if own_move is not None and sim.current_seat == seat:
+            sim.apply(own_move(sim))
+        else:
+            sim.apply(expert.decide(SeatView.from_game(sim, sim.current_seat)))
     scores = sim.round_results[-1].round_scores
     n = sim.num_players
     value = sum(scores[o] for o in range(n) if o != seat) / (n - 1) - scores[seat]
