@@ -196,3 +196,66 @@ def test_two_workers_with_a_rollout_network_write_the_same_chunks_as_one(tmp_pat
         again = generate_chunk(cfg, worker, 0)
         for key in again:
             np.testing.assert_array_equal(saved[key], again[key])
+
+
+def test_distill_gain_reports_the_measured_advantage_of_the_policys_choices(tmp_path, capsys):
+    # bench/distill_gain.py on a chunk whose advantages are 0 for Expert's move and exactly
+    # +1 for every other legal action: the gain per deviation is 1 and the gain per
+    # position is the share of positions where the policy leaves Expert's move.
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "distill_gain", root / "bench" / "distill_gain.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    chunk = generate_chunk(small(tmp_path, chunk_positions=200, opening_prob=0.0), 0, 0)
+    rows = np.arange(len(chunk["adv"]))
+    adv = np.where(chunk["masks"], 1.0, np.nan).astype(np.float32)
+    adv[rows, chunk["expert"]] = 0.0
+    (tmp_path / "data").mkdir()
+    np.savez(tmp_path / "data" / "w0_c0.npz", **{**chunk, "adv": adv})
+    assert bench.main(["--data", str(tmp_path / "data"), "--policy", str(root / SHIPPED)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("all"))
+    n, share, gain, _, _, per_dev = line.split()[1:]
+    assert int(n.replace(",", "")) == 200
+    assert float(share) > 0 and per_dev == "+1.000"  # it leaves Expert's move somewhere
+    assert float(gain) == pytest.approx(float(share), abs=1e-3)
+    with pytest.raises(SystemExit):
+        bench.main(["--data", str(tmp_path / "nothing"), "--policy", str(root / SHIPPED)])
+
+
+def test_a_fit_can_start_from_a_distilled_policy(tmp_path, capsys):
+    # init_policy: the fit starts from the checkpoint's weights (its sizes, not hidden) and
+    # counts the start as epoch 0 of the early stopping; with no epochs worth keeping the
+    # written policy is the start itself (plus the chosen play margin on the hint weight).
+    from pathlib import Path
+
+    from agents.learned import network_from_checkpoint, read_checkpoint
+
+    shipped = str(Path(__file__).resolve().parents[1] / SHIPPED)
+    cfg = small(tmp_path, init_policy=shipped, learning_rate=1.0, play_margins=[0.0])
+    generate(cfg)
+    summary = fit(cfg)
+    assert [row["epoch"] for row in summary["history"]] == [0, 1, 2]
+    assert summary["kept_epoch"] == 0  # a learning rate of 1.0 only makes it worse
+    start = network_from_checkpoint(read_checkpoint(shipped)).state_dict()
+    out = network_from_checkpoint(read_checkpoint(tmp_path / "policy.pt")).state_dict()
+    assert all(torch.equal(start[k], out[k]) for k in start)
+
+
+def test_an_unusable_init_policy_is_a_clear_error(tmp_path, capsys):
+    from agents.learned import PolicyNetwork, checkpoint_header, write_checkpoint
+
+    plain = tmp_path / "plain.pt"
+    write_checkpoint(checkpoint_header(PolicyNetwork(RulesConfig(), [16])), plain)
+    cfg = small(tmp_path)
+    generate(cfg)
+    argv = ["--output_dir", str(tmp_path), "--stage", "fit", "--workers", "1", "--chunks", "2"]
+    assert main([*argv, "--init_policy", str(plain)]) == 2
+    assert "needs a network with features and expert_hint" in capsys.readouterr().err
+    assert main([*argv, "--init_policy", str(tmp_path / "none.pt")]) == 2
+    assert "cannot start the fit" in capsys.readouterr().err

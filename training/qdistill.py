@@ -30,7 +30,9 @@ that it costs one forward pass at play time (``ppo:PATH``):
    chunks are kept (early stopping). Then, on the held-out positions, each of
    ``play_margins`` (extra points for Expert's move at play time) is tried, and the one
    whose choices have the best measured advantage is built into the policy (added to the
-   expert hint's weight). Per-position measurements are noisy (a paired difference has a
+   expert hint's weight). With ``init_policy`` the fit starts from that checkpoint's
+   weights instead of a fresh network, and the start itself is a candidate of the early
+   stopping (epoch 0). Per-position measurements are noisy (a paired difference has a
    standard deviation of about 10-18 points), the network averages them over many
    positions.
 
@@ -110,6 +112,12 @@ class QDistillConfig:
     record_prob: float = _help("share of real-choice decisions recorded", 0.15)
     opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
     hidden: list[int] = _help("hidden layer sizes", factory=lambda: [256, 256])
+    init_policy: str = _help(
+        "a policy checkpoint (features + expert hint) whose weights the fit starts from "
+        "instead of a fresh network (its hidden sizes replace hidden); the start itself is "
+        "epoch 0 of the early stopping; empty: a fresh network",
+        "",
+    )
     epochs: int = _help("passes over the data", 10)
     minibatch: int = _help("positions per gradient step", 256)
     learning_rate: float = _help("Adam learning rate", 0.001)
@@ -317,8 +325,11 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
 
     torch.set_num_threads(cfg.torch_threads)
     train, held = load_data(cfg)
-    net = PolicyNetwork(RulesConfig(), cfg.hidden, features=True, expert_hint=True)
-    net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
+    if cfg.init_policy:
+        net = initial_network(cfg)
+    else:
+        net = PolicyNetwork(RulesConfig(), cfg.hidden, features=True, expert_hint=True)
+        net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
     feats = net.feature_arrays(train["tokens"], train["masks"], hint=train["expert"])
     held_feats = None
     if len(held["tokens"]):
@@ -370,6 +381,11 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     history = []
     best: tuple[float, int, dict[str, torch.Tensor]] | None = None
     start = time.perf_counter()
+    if cfg.init_policy and held_feats is not None:  # the warm start is a candidate too
+        row = {"epoch": 0, **evaluate_holdout()}
+        history.append(row)
+        print(json.dumps(row), flush=True)
+        best = (row["holdout_loss"], 0, {k: v.clone() for k, v in net.state_dict().items()})
     for epoch in range(cfg.epochs):
         order = torch.randperm(n, generator=gen)
         total = 0.0
@@ -408,6 +424,24 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     write_checkpoint(payload, Path(cfg.output_dir) / "policy.pt")
     (Path(cfg.output_dir) / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def initial_network(cfg: QDistillConfig) -> Any:
+    """The network of ``init_policy`` in training mode; a checkpoint that cannot be used
+    (unreadable, or without the features and the expert hint) is a :class:`ConfigError`."""
+    from agents.learned import network_from_checkpoint, read_checkpoint
+
+    where = f"init_policy={cfg.init_policy!r}"
+    try:
+        net = network_from_checkpoint(read_checkpoint(cfg.init_policy), where)
+    except ValueError as err:
+        raise ConfigError(f"{where} cannot start the fit: {err}") from None
+    if not (net.features and net.expert_hint):
+        raise ConfigError(
+            f"{where} cannot start the fit: the fit needs a network with features and "
+            "expert_hint (a distilled policy)"
+        )
+    return net.train()
 
 
 def play_margin_sweep(net, held, held_feats, cfg: QDistillConfig) -> list[dict[str, float]]:
