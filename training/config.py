@@ -216,6 +216,25 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def resume_config(
+    cls: type[C],
+    saved: Mapping[str, Any],
+    overrides: Mapping[str, Any],
+    overridable: Sequence[str] | set[str] | frozenset[str],
+    source: str,
+) -> C:
+    """The config a resumed run continues with: the ``saved`` fields with the command
+    line's ``overrides``, which may only change the fields in ``overridable`` (any other
+    override must equal the saved value, else a :class:`ConfigError` names them)."""
+    bad = sorted(k for k in overrides if k not in overridable and overrides[k] != saved.get(k))
+    if bad:
+        raise ConfigError(
+            f"--resume continues the saved config; these fields cannot change: {', '.join(bad)} "
+            f"(allowed: {', '.join(sorted(overridable))})"
+        )
+    return from_mapping(cls, {**saved, **overrides}, source)
+
+
 def build_config(
     cls: type[C], path: str | Path | None = None, overrides: Mapping[str, Any] | None = None
 ) -> C:

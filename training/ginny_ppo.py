@@ -65,9 +65,9 @@ from training.config import (
     add_field_arguments,
     build_config,
     check_at_least,
-    from_mapping,
     overrides_from_args,
     read_yaml,
+    resume_config,
     to_dict,
     to_yaml,
 )
@@ -631,15 +631,7 @@ def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[Ginny
             "training checkpoint (checkpoint.pt)"
         )
     saved = data["training"]["config"]
-    bad = sorted(
-        k for k in overrides if k not in RESUME_OVERRIDABLE and overrides[k] != saved.get(k)
-    )
-    if bad:
-        raise ConfigError(
-            f"--resume continues the saved config; these fields cannot change: {', '.join(bad)} "
-            f"(allowed: {', '.join(sorted(RESUME_OVERRIDABLE))})"
-        )
-    cfg = from_mapping(GinnyPPOConfig, {**saved, **overrides}, where)
+    cfg = resume_config(GinnyPPOConfig, saved, overrides, RESUME_OVERRIDABLE, where)
     network_from_checkpoint(data, where)  # the weights fit
     return cfg, data
 

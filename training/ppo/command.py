@@ -15,8 +15,8 @@ from training.config import (
     ConfigError,
     add_field_arguments,
     build_config,
-    from_mapping,
     overrides_from_args,
+    resume_config,
 )
 from training.ppo.config import RESUME_OVERRIDABLE, PPOConfig
 from training.ppo.run import load_init_policy, resolve_device, train
@@ -66,15 +66,9 @@ def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[PPOCo
     saved = data["training"]["config"]
     # checkpoints from before fused_adam existed continue with the Adam they were made with
     saved = {"fused_adam": False, **saved}
-    bad = sorted(
-        k for k in overrides if k not in RESUME_OVERRIDABLE and overrides[k] != saved.get(k)
+    cfg = resume_config(
+        PPOConfig, saved, overrides, RESUME_OVERRIDABLE, f"checkpoint {str(path)!r}"
     )
-    if bad:
-        raise ConfigError(
-            f"--resume continues the saved config; these fields cannot change: {', '.join(bad)} "
-            f"(allowed: {', '.join(sorted(RESUME_OVERRIDABLE))})"
-        )
-    cfg = from_mapping(PPOConfig, {**saved, **overrides}, f"checkpoint {str(path)!r}")
     network_from_checkpoint(data, f"checkpoint {str(path)!r}")  # the weights fit
     return cfg, data
 
