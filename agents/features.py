@@ -129,13 +129,20 @@ class LayoutFeatures:
         bias = np.zeros((n, A.NUM_ACTIONS), dtype=np.float32)
         inputs = np.empty((n, NUM_INPUTS), dtype=np.float32)
         _features_kernel(
-            np.ascontiguousarray(tokens), self.layouts, self.hand, self.tops,
-            self.unseen.start, self.unseen.stop, self.kind_points, self.line.ravel(),
-            self.matches.ravel(), self.num_categories, self.points, self.positive_points,
-            self.line_index, self.mulligan, bias, inputs, np.empty(9, dtype=np.int64),
-            np.empty((3, 9), dtype=np.float64),
+            np.ascontiguousarray(tokens), *self.kernel_tables(), bias, inputs,
+            np.empty(9, dtype=np.int64), np.empty((3, 9), dtype=np.float64),
         )  # fmt: skip
         return bias, inputs
+
+    def kernel_tables(self) -> tuple:
+        """The layout and tables :func:`_features_kernel` takes after the tokens, in its
+        order (also passed along by :mod:`agents.net_kernel`)."""
+        return (
+            np.int64(self.layouts), np.int64(self.hand), np.int64(self.tops),
+            np.int64(self.unseen.start), np.int64(self.unseen.stop), self.kind_points,
+            self.line.ravel(), self.matches.ravel(), np.int64(self.num_categories),
+            self.points, self.positive_points, self.line_index, np.int64(self.mulligan),
+        )  # fmt: skip
 
     def features_numpy(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`__call__` in numpy (the reference of the compiled loop)."""

@@ -83,20 +83,7 @@ def network_tables(net: Any) -> tuple:
         arr(net.sc_row, np.int64),
         arr(net.sc_scale),
         arr(net.present_tok, np.int64),
-        # LayoutFeatures' tables, in the order _features_kernel takes them
-        np.int64(lf.layouts),
-        np.int64(lf.hand),
-        np.int64(lf.tops),
-        np.int64(lf.unseen.start),
-        np.int64(lf.unseen.stop),
-        lf.kind_points,
-        lf.line.ravel(),
-        lf.matches.ravel(),
-        np.int64(lf.num_categories),
-        lf.points,
-        lf.positive_points,
-        lf.line_index,
-        np.int64(lf.mulligan),
+        *lf.kernel_tables(),  # in the order _features_kernel takes them
     )
 
 

@@ -47,6 +47,7 @@ numba and torch.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import multiprocessing
 import sys
@@ -245,16 +246,24 @@ def rollout_net(cfg: QDistillConfig) -> tuple | None:
     A checkpoint that cannot be used is a :class:`ConfigError` saying why."""
     if not cfg.rollout_network:
         return None
-    from agents.learned import network_from_checkpoint, read_checkpoint
-    from agents.net_kernel import net_scratch, network_tables
+    from agents.net_kernel import net_scratch
 
-    where = f"rollout_network={cfg.rollout_network!r}"
+    tables = _network_tables(cfg.rollout_network)
+    return tables, net_scratch(tables)
+
+
+@functools.lru_cache(maxsize=4)
+def _network_tables(path: str) -> tuple:
+    """The compiled forward's tables of the checkpoint at ``path``, read once per process
+    (every chunk of a worker uses them; they are never written to)."""
+    from agents.learned import network_from_checkpoint, read_checkpoint
+    from agents.net_kernel import network_tables
+
+    where = f"rollout_network={path!r}"
     try:
-        net = network_from_checkpoint(read_checkpoint(cfg.rollout_network), where)
-        tables = network_tables(net)
+        return network_tables(network_from_checkpoint(read_checkpoint(path), where))
     except ValueError as err:
         raise ConfigError(f"{where} cannot play the rollouts: {err}") from None
-    return tables, net_scratch(tables)
 
 
 def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
