@@ -4,6 +4,8 @@ follows Expert where it predicts no gain, and bad settings are clear errors."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -154,13 +156,16 @@ def test_a_rollout_network_changes_the_values_not_the_positions(tmp_path):
     assert changed.sum() >= 5
 
 
-def test_an_unusable_rollout_network_is_a_clear_error(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "setting, role", [("rollout_network", "the rollouts"), ("position_network", "its seat")]
+)
+def test_an_unusable_rollout_or_position_network_is_a_clear_error(tmp_path, capsys, setting, role):
     bad = tmp_path / "not_a_policy.pt"
     bad.write_text("hello")
     argv = ["--output_dir", str(tmp_path / "run"), "--stage", "generate", "--workers", "1"]
-    assert main([*argv, "--rollout_network", str(bad)]) == 2
+    assert main([*argv, f"--{setting}", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "rollout_network=" in err and "cannot play the rollouts" in err
+    assert f"{setting}=" in err and f"cannot play {role}" in err
     assert not (tmp_path / "run" / "data").exists() or not any(
         (tmp_path / "run" / "data").iterdir()
     )
@@ -259,3 +264,88 @@ def test_an_unusable_init_policy_is_a_clear_error(tmp_path, capsys):
     assert "needs a network with features and expert_hint" in capsys.readouterr().err
     assert main([*argv, "--init_policy", str(tmp_path / "none.pt")]) == 2
     assert "cannot start the fit" in capsys.readouterr().err
+
+
+def test_extra_data_chunks_join_the_training_part_and_a_bad_directory_is_a_clear_error(
+    tmp_path, capsys
+):
+    # extra_data: every chunk of another run's data directory is trained on, none held out
+    other = small(tmp_path / "other", seed=4, chunks=3)
+    generate(other)
+    cfg = small(tmp_path / "main")
+    generate(cfg)
+    plain = fit(cfg)
+    extra = dataclasses.replace(cfg, extra_data=[str(tmp_path / "other" / "data")])
+    summary = fit(extra)
+    assert plain["train_positions"] == 24 and plain["holdout_positions"] == 24
+    assert summary["train_positions"] == 24 + 3 * 24  # all three chunks of the other run
+    assert summary["holdout_positions"] == 24  # the holdout is still the main run's own
+    argv = ["--output_dir", str(tmp_path / "main"), "--stage", "fit", "--workers", "1"]
+    argv += ["--chunks", "2", "--holdout", "0.5"]
+    for bad in (tmp_path / "missing", tmp_path / "other"):  # no chunks directly inside
+        assert main([*argv, "--extra_data", f"[{bad}]"]) == 2
+        err = capsys.readouterr().err
+        assert "holds no data chunks" in err and str(bad) in err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "w0_c0.npz").write_bytes(b"not a chunk")
+    assert main([*argv, "--extra_data", f"[{broken}]"]) == 2
+    assert "w0_c0.npz cannot be read" in capsys.readouterr().err
+
+
+def test_a_position_network_plays_one_seat_per_game_and_only_its_decisions_are_recorded(
+    tmp_path,
+):
+    # position_network: in each game one seat, drawn per game from the chunk's own stream
+    # default_rng([seed, worker, chunk, 1]) (every slot at the start, then each slot whose
+    # game ended, in slot order), is played by the network; only that seat's decisions are
+    # recorded. Replaying that contract independently, the recorded positions must be, in
+    # order, a subsequence of the network seat's positions with a real choice, each with
+    # Expert's move at that position -- which fails if the network does not play its seat
+    # (the games would differ) or if other seats' decisions are recorded.
+    from pathlib import Path
+
+    from agents.expert_kernel import expert_tables
+    from agents.learned import network_from_checkpoint, read_checkpoint
+    from agents.net_kernel import net_action, net_scratch, network_tables
+    from gnome_env import rng as grng
+    from gnome_env.vector import VectorGame
+
+    shipped = str(Path(__file__).resolve().parents[1] / SHIPPED)
+    kw = dict(chunks=1, chunk_positions=30, record_prob=0.4, opening_prob=0.5, samples=2)
+    cfg = small(tmp_path, position_network=shipped, batch_games=4, **kw)
+    data = generate_chunk(cfg, 0, 0)
+    plain = generate_chunk(small(tmp_path, batch_games=4, **kw), 0, 0)
+    assert not np.array_equal(data["tokens"], plain["tokens"])
+
+    rules = RulesConfig()
+    vec = VectorGame(rules, cfg.batch_games, num_players=list(cfg.num_players))
+    decision = vec.reset(seed=grng.derive_seed(grng.ARENA, cfg.seed, 1000, 1))
+    seat_pick = np.random.default_rng([cfg.seed, 0, 0, 1])
+    learner = seat_pick.integers(0, vec.num_players)
+    tables = network_tables(network_from_checkpoint(read_checkpoint(shipped)))
+    scratch = net_scratch(tables)
+    wf, wi, _ = expert_tables(rules)
+    wf, wi = wf.copy(), wi.copy()
+    matched, deviations, steps = 0, 0, 0
+    while matched < len(data["tokens"]) and steps < 20_000:
+        experts = expert_actions_batch(decision.tokens, decision.mask, rules)
+        actions = experts.copy()
+        for b in range(cfg.batch_games):
+            if decision.seat[b] != learner[b]:
+                continue
+            actions[b] = net_action(decision.tokens[b], decision.mask[b], wf, wi, tables, scratch)
+            deviations += int(actions[b] != experts[b])
+            if decision.mask[b].sum() < 2 or matched == len(data["tokens"]):
+                continue
+            if np.array_equal(decision.tokens[b], data["tokens"][matched]):
+                assert data["expert"][matched] == experts[b]
+                np.testing.assert_array_equal(data["masks"][matched], decision.mask[b])
+                matched += 1
+        step = vec.step(actions)
+        decision = step
+        ended = np.flatnonzero(step.done)
+        learner[ended] = seat_pick.integers(0, vec.num_players[ended])
+        steps += 1
+    assert matched == len(data["tokens"])
+    assert deviations > 0  # the network left Expert's move on the way: it did play

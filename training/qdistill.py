@@ -21,7 +21,10 @@ that it costs one forward pass at play time (``ppo:PATH``):
    rollouts are that network's (:mod:`agents.net_kernel`) and the other seats' Expert's:
    the values are then those of the network's own play, so a fit on them is a further
    step of policy improvement over that network (the positions still come from Expert's
-   games).
+   games). With ``position_network`` one seat of every game (drawn per game) is played by
+   that network and only its decisions are recorded: the positions are then the ones the
+   network meets in its own games (on-policy data, as DAgger), Expert's move at each still
+   the reference of the advantages.
 2. **fit** -- a :class:`~agents.learned.PolicyNetwork` with Greedy's features and the
    expert hint is trained by regression so that, for every legal action ``a`` other than
    Expert's, ``logit[a] - logit[expert] = scale * (clip(adv[a], -clip, +inf) - margin)``:
@@ -32,9 +35,10 @@ that it costs one forward pass at play time (``ppo:PATH``):
    whose choices have the best measured advantage is built into the policy (added to the
    expert hint's weight). With ``init_policy`` the fit starts from that checkpoint's
    weights instead of a fresh network, and the start itself is a candidate of the early
-   stopping (epoch 0). Per-position measurements are noisy (a paired difference has a
-   standard deviation of about 10-18 points), the network averages them over many
-   positions.
+   stopping (epoch 0). ``extra_data`` adds every chunk of other runs' data directories to
+   the training part (the holdout stays this run's own). Per-position measurements are
+   noisy (a paired difference has a standard deviation of about 10-18 points), the
+   network averages them over many positions.
 
 The data is written in chunks (``output_dir/data/w{worker}_c{chunk}.npz``), each a pure
 function of ``(seed, worker, chunk)``: an interrupted ``generate`` resumes where it
@@ -109,6 +113,13 @@ class QDistillConfig:
         "of that policy, a further step of policy improvement; empty: Expert plays them",
         "",
     )
+    position_network: str = _help(
+        "a policy checkpoint (as rollout_network) that plays one seat of every generated "
+        "game, drawn per game; only that seat's decisions are recorded, so the positions "
+        "are those the policy meets itself (on-policy data); empty: Expert plays every seat "
+        "and any seat's decisions are recorded",
+        "",
+    )
     batch_games: int = _help("games played side by side while generating", 32)
     record_prob: float = _help("share of real-choice decisions recorded", 0.15)
     opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
@@ -118,6 +129,11 @@ class QDistillConfig:
         "instead of a fresh network (its hidden sizes replace hidden); the start itself is "
         "epoch 0 of the early stopping; empty: a fresh network",
         "",
+    )
+    extra_data: list[str] = _help(
+        "more training data for the fit: directories of chunks (w{worker}_c{chunk}.npz, e.g. "
+        "another run's output_dir/data); every chunk in them is trained on, none held out",
+        factory=list,
     )
     epochs: int = _help("passes over the data", 10)
     minibatch: int = _help("positions per gradient step", 256)
@@ -170,6 +186,7 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
     """Positions and measured advantages of one chunk: a pure function of (seed, worker,
     chunk) and the config."""
     from agents.expert_kernel import expert_batch, expert_tables
+    from agents.net_kernel import net_action
     from agents.rollout_search import evaluate, write_samples
     from gnome_env import _kernels as K
     from gnome_env import rng as grng
@@ -196,19 +213,32 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
     stacks = np.zeros((k, *cards.shape), dtype=cards.dtype)
     seeds = np.zeros(k, dtype=np.int64)
     net = rollout_net(cfg)
+    player = network_player(cfg.position_network, "position_network")
+    # the seat the position network plays in each slot's game (-1: none), drawn per game
+    # from a stream of its own, so that chunks without a position network are unchanged
+    seat_pick = np.random.default_rng([cfg.seed, worker, chunk, 1])
+    learner = np.full(cfg.batch_games, -1, dtype=np.int64)
+    if player is not None:
+        learner[:] = seat_pick.integers(0, vec.num_players)
     out_tokens, out_masks, out_expert, out_adv = [], [], [], []
-    actions = np.zeros(cfg.batch_games, dtype=np.int64)
+    experts = np.zeros(cfg.batch_games, dtype=np.int64)
     while len(out_tokens) < cfg.chunk_positions:
         tokens, masks = decision.tokens, decision.mask
-        expert_batch(tokens, masks, wf, wi, actions)
+        expert_batch(tokens, masks, wf, wi, experts)
+        actions = experts.copy()
+        if player is not None:
+            for b in np.flatnonzero(decision.seat == learner):
+                actions[b] = net_action(tokens[b], masks[b], wf, wi, player[0], player[1])
         for b in range(cfg.batch_games):
             if len(out_tokens) >= cfg.chunk_positions:
                 break
+            if player is not None and decision.seat[b] != learner[b]:
+                continue  # on-policy data: only the network's own seat is recorded
             legal = np.flatnonzero(masks[b])
             if legal.size < 2:
                 continue
             phase = int(tokens[b, K.TOK_PHASE])
-            expert = int(actions[b])
+            expert = int(experts[b])
             adv = np.full(33, np.nan)
             if phase == OPENING_PHASE:
                 if pick.random() >= cfg.opening_prob:
@@ -233,6 +263,9 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
             out_expert.append(expert)
             out_adv.append(adv)
         decision = vec.step(actions)
+        if player is not None and decision.done.any():  # new games: draw their network seats
+            ended = np.flatnonzero(decision.done)
+            learner[ended] = seat_pick.integers(0, vec.num_players[ended])
     return {
         "tokens": np.array(out_tokens, dtype=np.int16),
         "masks": np.array(out_masks, dtype=np.bool_),
@@ -244,26 +277,34 @@ def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np
 def rollout_net(cfg: QDistillConfig) -> tuple | None:
     """``(tables, scratch)`` of ``rollout_network`` for the rollouts, or None (Expert).
     A checkpoint that cannot be used is a :class:`ConfigError` saying why."""
-    if not cfg.rollout_network:
+    return network_player(cfg.rollout_network, "rollout_network")
+
+
+def network_player(path: str, setting: str) -> tuple | None:
+    """``(tables, scratch)`` of the compiled forward of the checkpoint ``path`` (the
+    config's ``setting``), or None if ``path`` is empty; a checkpoint that cannot be used
+    is a :class:`ConfigError` saying why."""
+    if not path:
         return None
     from agents.net_kernel import net_scratch
 
-    tables = _network_tables(cfg.rollout_network)
+    tables = _network_tables(path, setting)
     return tables, net_scratch(tables)
 
 
 @functools.lru_cache(maxsize=4)
-def _network_tables(path: str) -> tuple:
+def _network_tables(path: str, setting: str) -> tuple:
     """The compiled forward's tables of the checkpoint at ``path``, read once per process
     (every chunk of a worker uses them; they are never written to)."""
     from agents.learned import network_from_checkpoint, read_checkpoint
     from agents.net_kernel import network_tables
 
-    where = f"rollout_network={path!r}"
+    where = f"{setting}={path!r}"
     try:
         return network_tables(network_from_checkpoint(read_checkpoint(path), where))
     except ValueError as err:
-        raise ConfigError(f"{where} cannot play the rollouts: {err}") from None
+        role = "the rollouts" if setting == "rollout_network" else "its seat"
+        raise ConfigError(f"{where} cannot play {role}: {err}") from None
 
 
 def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
@@ -287,6 +328,7 @@ def generate(cfg: QDistillConfig) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     rollout_net(cfg)  # an unusable checkpoint is an error here, before any worker starts
+    network_player(cfg.position_network, "position_network")
     (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     if cfg.workers == 1:
@@ -303,7 +345,8 @@ def generate(cfg: QDistillConfig) -> None:
 # ---------------------------------------------------------------------- fit
 def load_data(cfg: QDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(train, holdout): the chunks, the last ``holdout`` share of each worker's chunks held
-    out. A missing or unreadable chunk is a clear error."""
+    out, then every chunk of the ``extra_data`` directories added to the training part. A
+    missing or unreadable chunk is a clear error."""
     train: dict[str, list[np.ndarray]] = {"tokens": [], "masks": [], "expert": [], "adv": []}
     held: dict[str, list[np.ndarray]] = {key: [] for key in train}
     cut = cfg.chunks - round(cfg.holdout * cfg.chunks)
@@ -312,17 +355,44 @@ def load_data(cfg: QDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.
             path = chunk_path(cfg, worker, chunk)
             if not path.exists():
                 raise ConfigError(f"data chunk {path} is missing: run --stage generate first")
-            try:
-                with np.load(path) as data:
-                    part = {key: data[key] for key in train}
-            except Exception as err:  # a damaged file: say which
-                raise ConfigError(f"data chunk {path} cannot be read: {err}") from None
+            part = read_chunk(path, train)
             target = train if chunk < cut else held
             for key in train:
                 target[key].append(part[key])
+    for directory in cfg.extra_data:
+        for path in extra_chunks(directory):
+            part = read_chunk(path, train)
+            for key in train:
+                train[key].append(part[key])
     join = {key: np.concatenate(value) for key, value in train.items()}
     join_held = {key: np.concatenate(value) if value else value for key, value in held.items()}
     return join, join_held
+
+
+def read_chunk(path: Path, keys: Any) -> dict[str, np.ndarray]:
+    """The arrays ``keys`` of one chunk; a damaged file is a clear error naming it."""
+    try:
+        with np.load(path) as data:
+            return {key: data[key] for key in keys}
+    except Exception as err:  # a damaged file: say which
+        raise ConfigError(f"data chunk {path} cannot be read: {err}") from None
+
+
+def extra_chunks(directory: str) -> list[Path]:
+    """The chunk files of an ``extra_data`` directory in (worker, chunk) order; a directory
+    without any is a clear error."""
+    folder = Path(directory)
+    found = []
+    for path in folder.glob("w*_c*.npz") if folder.is_dir() else []:
+        worker, _, chunk = path.stem[1:].partition("_c")
+        if worker.isdigit() and chunk.isdigit():
+            found.append((int(worker), int(chunk), path))
+    if not found:
+        raise ConfigError(
+            f"extra_data: {directory!r} holds no data chunks (w<worker>_c<chunk>.npz): give "
+            "a directory that --stage generate wrote, e.g. runs/qdistill3/data"
+        )
+    return [path for _, _, path in sorted(found)]
 
 
 def fit(cfg: QDistillConfig) -> dict[str, Any]:
