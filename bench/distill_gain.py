@@ -34,20 +34,26 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.learned import network_from_checkpoint, read_checkpoint
     from gnome_env import _kernels as K
+    from training.config import ConfigError
+    from training.qdistill import extra_chunks, read_chunk
 
     torch.set_num_threads(1)
-    files = sorted(Path(args.data).glob("w*_c*.npz"))
-    if not files:
-        parser.error(f"no chunks w*_c*.npz in {args.data}")
+    try:  # the chunk files in (worker, chunk) order; a chunk still being written is skipped
+        files = extra_chunks(args.data)
+    except ConfigError as err:
+        parser.error(str(err))
     try:
         net = network_from_checkpoint(read_checkpoint(args.policy), args.policy)
     except ValueError as err:
         parser.error(str(err))
     parts: dict[str, list[np.ndarray]] = {"tokens": [], "masks": [], "expert": [], "adv": []}
     for path in files:
-        with np.load(path) as chunk:
-            for key in parts:
-                parts[key].append(chunk[key])
+        try:
+            chunk = read_chunk(path, parts)
+        except ConfigError as err:
+            parser.error(str(err))
+        for key in parts:
+            parts[key].append(chunk[key])
     tokens, masks, expert, adv = (np.concatenate(parts[k]) for k in parts)
     choice = np.empty(len(tokens), dtype=np.int64)
     with torch.inference_mode():

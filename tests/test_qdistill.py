@@ -222,6 +222,7 @@ def test_distill_gain_reports_the_measured_advantage_of_the_policys_choices(tmp_
     adv[rows, chunk["expert"]] = 0.0
     (tmp_path / "data").mkdir()
     np.savez(tmp_path / "data" / "w0_c0.npz", **{**chunk, "adv": adv})
+    (tmp_path / "data" / "w0_c1.tmp.npz").write_bytes(b"a chunk still being written")
     assert bench.main(["--data", str(tmp_path / "data"), "--policy", str(root / SHIPPED)]) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("all"))
@@ -231,6 +232,10 @@ def test_distill_gain_reports_the_measured_advantage_of_the_policys_choices(tmp_
     assert float(gain) == pytest.approx(float(share), abs=1e-3)
     with pytest.raises(SystemExit):
         bench.main(["--data", str(tmp_path / "nothing"), "--policy", str(root / SHIPPED)])
+    (tmp_path / "data" / "w0_c2.npz").write_bytes(b"damaged")
+    with pytest.raises(SystemExit):
+        bench.main(["--data", str(tmp_path / "data"), "--policy", str(root / SHIPPED)])
+    assert "w0_c2.npz cannot be read" in capsys.readouterr().err
 
 
 def test_a_fit_can_start_from_a_distilled_policy(tmp_path, capsys):
