@@ -897,6 +897,10 @@ def _main(argv: list[str] | None) -> int:
             from training.qdistill import main as distill_main
 
             return distill_main(argv[1:])
+        if trainer == "search_distill":  # expert iteration (training/search_distill.py)
+            from training.search_distill import main as exit_main
+
+            return exit_main(argv[1:])
         if trainer == "nerts_ppo":  # ``trainer: nerts_ppo`` (training/nerts_ppo.py)
             from training.nerts_ppo import main as nerts_main
 
@@ -908,7 +912,8 @@ def _main(argv: list[str] | None) -> int:
         if trainer is not None:
             print(
                 f"gnome train: error: the config's trainer: {trainer!r} is not known; "
-                "allowed: qdistill, nerts_ppo, ginny_ppo (leave the key out for PPO)",
+                "allowed: qdistill, search_distill, nerts_ppo, ginny_ppo (leave the key out "
+                "for PPO)",
                 file=sys.stderr,
             )
             return 2

@@ -1,0 +1,348 @@
+"""Expert iteration: a policy network fitted to the search bot's decisions.
+
+The search bot ``netsearch:PATH`` (:class:`agents.net_search.NetSearchAgent`) checks a
+network's doubtful decisions with determinized rollouts and beats Expert where the network
+alone does not (issue #13). This trainer distils the search back into the network:
+
+1. **generate** -- games on the vector engine (``num_players``, one drawn per game); in
+   each game one seat, drawn per game, is played by the search bot over
+   ``search_policy`` and the others by Expert (the compiled Expert,
+   :mod:`agents.expert_kernel`). At every decision of that seat with a real choice the
+   seat's position (tokens, legal mask), Expert's move there and the search bot's move are
+   recorded. The positions are the search bot's own games, its decisions use only its own
+   observation (the information-set sampler), and each chunk
+   (``output_dir/data/w{worker}_c{chunk}.npz``, ``chunk_positions`` positions) is a pure
+   function of ``(seed, worker, chunk)`` and the config: an interrupted run resumes.
+2. **fit** -- starting from ``init_policy``'s weights (a network with Greedy's features and
+   the expert hint, e.g. the one the search uses), the cross-entropy of the network's
+   masked policy on the search bot's move is minimised (Adam); the last ``holdout`` share of
+   each worker's chunks is held out, the epoch with the lowest held-out cross-entropy is
+   kept (the start counts as epoch 0), and ``policy.pt`` is written with the summary
+   (per epoch: losses, how often the network's most likely move is the search bot's).
+
+``gnome train --config configs/exit.yaml`` runs both stages (the config says
+``trainer: search_distill``); ``--stage generate`` / ``--stage fit`` run one. Needs numba
+and torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.config import (
+    ConfigError,
+    check_at_least,
+    check_in_range,
+    config_from_command_line,
+    to_dict,
+    to_yaml,
+)
+
+STAGES = ("all", "generate", "fit")
+KEYS = ("tokens", "masks", "expert", "search")
+
+
+def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = None) -> Any:
+    if factory is not None:
+        return field(default_factory=factory, metadata={"help": text})
+    return field(default=default, metadata={"help": text})
+
+
+@dataclass
+class SearchDistillConfig:
+    """Settings of an expert-iteration run (see the module docstring)."""
+
+    trainer: str = _help(
+        "the trainer this config is for: search_distill (gnome train --config FILE runs it)",
+        "search_distill",
+    )
+    seed: int = _help("run seed (data and fit)", 0)
+    output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/exit")
+    stage: str = _help("all, generate or fit", "all")
+    num_players: list[int] = _help(
+        "seat counts of the generated games (one drawn per game; a count listed twice is "
+        "drawn twice as often)",
+        factory=lambda: [3, 4, 5, 6, 7],
+    )
+    workers: int = _help("generation processes", 2)
+    chunks: int = _help("data chunks per worker", 60)
+    chunk_positions: int = _help("positions recorded per chunk", 500)
+    batch_games: int = _help("games played side by side while generating", 16)
+    search_policy: str = _help(
+        "the network the search bot searches with (netsearch:PATH, default settings)",
+        "agents/policies/distill2_3to7/policy.pt",
+    )
+    init_policy: str = _help(
+        "the checkpoint the fit starts from (features + expert hint)",
+        "agents/policies/distill2_3to7/policy.pt",
+    )
+    epochs: int = _help("passes over the data", 4)
+    minibatch: int = _help("positions per gradient step", 256)
+    learning_rate: float = _help("Adam learning rate", 0.0003)
+    holdout: float = _help("share of each worker's chunks held out for validation", 0.1)
+    torch_threads: int = _help("torch threads for the fit", 1)
+
+    def validate(self) -> None:
+        if self.trainer != "search_distill":
+            raise ConfigError(
+                f"trainer={self.trainer!r} is not allowed here: must be search_distill"
+            )
+        if self.stage not in STAGES:
+            raise ConfigError(f"stage={self.stage!r} is not allowed: one of {', '.join(STAGES)}")
+        if not self.num_players or any(not 3 <= n <= 7 for n in self.num_players):
+            raise ConfigError(f"num_players={self.num_players!r}: a non-empty list of 3..7")
+        for name in ("workers", "chunks", "chunk_positions", "batch_games", "epochs"):
+            check_at_least(name, getattr(self, name), 1)
+        check_at_least("minibatch", self.minibatch, 1)
+        check_at_least("torch_threads", self.torch_threads, 1)
+        check_at_least("seed", self.seed, 0)
+        check_in_range("learning_rate", self.learning_rate, 0.0, None, low_open=True)
+        check_in_range("holdout", self.holdout, 0.0, 0.5)
+        for name in ("search_policy", "init_policy"):
+            if not getattr(self, name):
+                raise ConfigError(f"{name} is empty: give a policy checkpoint (ppo:PATH file)")
+
+
+# ---------------------------------------------------------------------- generate
+def chunk_path(cfg: SearchDistillConfig, worker: int, chunk: int) -> Path:
+    return Path(cfg.output_dir) / "data" / f"w{worker}_c{chunk}.npz"
+
+
+def search_agent(cfg: SearchDistillConfig, seed: int) -> Any:
+    """The search bot over ``search_policy``; a checkpoint it cannot use is a ConfigError."""
+    from agents.net_search import NetSearchAgent
+
+    try:
+        return NetSearchAgent(cfg.search_policy, seed=seed)
+    except (ValueError, OSError) as err:
+        raise ConfigError(f"search_policy={cfg.search_policy!r} cannot search: {err}") from None
+
+
+def generate_chunk(cfg: SearchDistillConfig, worker: int, chunk: int) -> dict[str, np.ndarray]:
+    """Positions of the search bot's seat, Expert's and the search bot's moves: a pure
+    function of (seed, worker, chunk) and the config."""
+    from agents.expert_kernel import expert_batch, expert_tables
+    from gnome_env import rng as grng
+    from gnome_env.config import RulesConfig
+    from gnome_env.encoding import ObservationEncoder
+    from gnome_env.vector import VectorGame
+
+    rules = RulesConfig()
+    key = grng.derive_seed(grng.ARENA, cfg.seed, 2000 + worker, chunk + 1)
+    seat_pick = np.random.default_rng([cfg.seed, worker, chunk, 2])
+    bot = search_agent(cfg, seed=int(seat_pick.integers(2**62)))
+    encoder = ObservationEncoder(rules)
+    vec = VectorGame(rules, cfg.batch_games, num_players=list(cfg.num_players))
+    decision = vec.reset(seed=key)
+    wf, wi, _ = expert_tables(rules)
+    wf, wi = wf.copy(), wi.copy()
+    searcher = seat_pick.integers(0, vec.num_players)
+    out: dict[str, list] = {k: [] for k in KEYS}
+    experts = np.zeros(cfg.batch_games, dtype=np.int64)
+    while len(out["tokens"]) < cfg.chunk_positions:
+        tokens, masks = decision.tokens, decision.mask
+        expert_batch(tokens, masks, wf, wi, experts)
+        actions = experts.copy()
+        for b in np.flatnonzero(decision.seat == searcher):
+            if masks[b].sum() < 2:
+                continue  # one legal action: nothing to decide, nothing recorded
+            actions[b] = bot.act(encoder.expand(tokens[b]), masks[b])
+            if len(out["tokens"]) < cfg.chunk_positions:
+                out["tokens"].append(tokens[b].copy())
+                out["masks"].append(masks[b].copy())
+                out["expert"].append(int(experts[b]))
+                out["search"].append(int(actions[b]))
+        decision = vec.step(actions)
+        if decision.done.any():  # new games: draw their search seats
+            ended = np.flatnonzero(decision.done)
+            searcher[ended] = seat_pick.integers(0, vec.num_players[ended])
+    return {
+        "tokens": np.array(out["tokens"], dtype=np.int16),
+        "masks": np.array(out["masks"], dtype=np.bool_),
+        "expert": np.array(out["expert"], dtype=np.int64),
+        "search": np.array(out["search"], dtype=np.int64),
+    }
+
+
+def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
+    cfg = SearchDistillConfig(**cfg_dict)
+    made = 0
+    for chunk in range(cfg.chunks):
+        path = chunk_path(cfg, worker, chunk)
+        if path.exists():
+            continue  # resume: chunks are pure functions of their index
+        data = generate_chunk(cfg, worker, chunk)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, **data)
+        tmp.replace(path)
+        made += 1
+        print(f"worker {worker}: chunk {chunk + 1}/{cfg.chunks} written", flush=True)
+    return made
+
+
+def generate(cfg: SearchDistillConfig) -> None:
+    """Write every missing chunk, ``workers`` processes in parallel (spawned: this process
+    may hold torch's threads, which a fork could leave locked)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    search_agent(cfg, seed=0)  # an unusable checkpoint is an error here, before any worker
+    (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if cfg.workers == 1:
+        _generate_worker(to_dict(cfg), 0)
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(cfg.workers, mp_context=context) as pool:
+            jobs = [pool.submit(_generate_worker, to_dict(cfg), w) for w in range(cfg.workers)]
+            for job in jobs:
+                job.result()
+    print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
+
+
+# ---------------------------------------------------------------------- fit
+def load_data(cfg: SearchDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """(train, holdout): the last ``holdout`` share of each worker's chunks held out."""
+    from training.qdistill import read_chunk
+
+    train: dict[str, list[np.ndarray]] = {key: [] for key in KEYS}
+    held: dict[str, list[np.ndarray]] = {key: [] for key in KEYS}
+    cut = cfg.chunks - round(cfg.holdout * cfg.chunks)
+    for worker in range(cfg.workers):
+        for chunk in range(cfg.chunks):
+            path = chunk_path(cfg, worker, chunk)
+            if not path.exists():
+                raise ConfigError(f"data chunk {path} is missing: run --stage generate first")
+            part = read_chunk(path, KEYS)
+            for key in KEYS:
+                (train if chunk < cut else held)[key].append(part[key])
+    join = {key: np.concatenate(value) for key, value in train.items()}
+    join_held = {key: np.concatenate(value) if value else value for key, value in held.items()}
+    return join, join_held
+
+
+def fit(cfg: SearchDistillConfig) -> dict[str, Any]:
+    """Fine-tune ``init_policy`` on the search bot's moves and write ``policy.pt``."""
+    import torch
+    import torch.nn.functional as F
+
+    from agents.learned import checkpoint_header, masked_log_probs, write_checkpoint
+    from training.qdistill import initial_network
+
+    torch.set_num_threads(cfg.torch_threads)
+    train, held = load_data(cfg)
+    net = initial_network(_as_qdistill(cfg))  # qdistill's warm start: same checks, messages
+    feats = net.feature_arrays(train["tokens"], train["masks"], hint=train["expert"])
+    held_feats = None
+    if len(held["tokens"]):
+        held_feats = net.feature_arrays(held["tokens"], held["masks"], hint=held["expert"])
+    tokens, masks = torch.as_tensor(train["tokens"]), torch.as_tensor(train["masks"])
+    target = torch.as_tensor(train["search"])
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    gen = torch.Generator().manual_seed(cfg.seed + 1)
+    n = len(tokens)
+
+    def loss_of(idx, f, tok, msk, tgt) -> torch.Tensor:
+        logits, _ = net.forward_tokens(tok[idx], None, f.take(idx.numpy()))
+        return F.nll_loss(masked_log_probs(logits, msk[idx]), tgt[idx])
+
+    def evaluate_holdout() -> dict[str, float]:
+        if held_feats is None:
+            return {}
+        ht, hm = torch.as_tensor(held["tokens"]), torch.as_tensor(held["masks"])
+        hs = torch.as_tensor(held["search"])
+        with torch.no_grad():
+            idx = torch.arange(len(ht))
+            loss = float(loss_of(idx, held_feats, ht, hm, hs))
+            logits, _ = net.forward_tokens(ht, None, held_feats)
+            choice = logits.masked_fill(~hm, -1e9).argmax(1).numpy()
+        return {
+            "holdout_cross_entropy": loss,
+            "holdout_agrees_with_search": float((choice == held["search"]).mean()),
+            "holdout_leaves_expert": float((choice != held["expert"]).mean()),
+        }
+
+    history = []
+    start = time.perf_counter()
+    row = {"epoch": 0, **evaluate_holdout()}
+    history.append(row)
+    print(json.dumps(row), flush=True)
+    best = (row.get("holdout_cross_entropy", 0.0), 0, _copy(net))
+    for epoch in range(cfg.epochs):
+        order = torch.randperm(n, generator=gen)
+        total = 0.0
+        for lo in range(0, n, cfg.minibatch):
+            idx = order[lo : lo + cfg.minibatch]
+            loss = loss_of(idx, feats, tokens, masks, target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        row = {"epoch": epoch + 1, "train_cross_entropy": total / n, **evaluate_holdout()}
+        history.append(row)
+        print(json.dumps(row), flush=True)
+        score = row.get("holdout_cross_entropy", -epoch)  # without a holdout: the last epoch
+        if held_feats is None or score < best[0]:
+            best = (score, epoch + 1, _copy(net))
+    net.load_state_dict(best[2])
+    summary = {
+        "config": to_dict(cfg),
+        "train_positions": n,
+        "holdout_positions": len(held["tokens"]) if held_feats is not None else 0,
+        "search_leaves_expert_train": float((train["search"] != train["expert"]).mean()),
+        "fit_seconds": time.perf_counter() - start,
+        "kept_epoch": best[1],
+        "history": history,
+    }
+    payload = checkpoint_header(net)
+    payload["training_summary"] = summary
+    write_checkpoint(payload, Path(cfg.output_dir) / "policy.pt")
+    (Path(cfg.output_dir) / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _copy(net: Any) -> dict[str, Any]:
+    return {k: v.clone() for k, v in net.state_dict().items()}
+
+
+def _as_qdistill(cfg: SearchDistillConfig) -> Any:
+    from training.qdistill import QDistillConfig
+
+    return QDistillConfig(init_policy=cfg.init_policy, seed=cfg.seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    cfg = config_from_command_line(
+        SearchDistillConfig, "gnome train", __doc__.split("\n\n")[0], argv
+    )
+    if cfg is None:
+        return 2
+    from gnome_env import _kernels
+
+    if not _kernels.COMPILED:
+        print("error: expert iteration needs numba (pip install -e '.[fast]')", file=sys.stderr)
+        return 2
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(to_yaml(cfg))
+    try:
+        if cfg.stage in ("all", "generate"):
+            generate(cfg)
+        if cfg.stage in ("all", "fit"):
+            fit(cfg)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
