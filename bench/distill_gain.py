@@ -34,12 +34,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.learned import network_from_checkpoint, read_checkpoint
     from gnome_env import _kernels as K
+    from training.chunks import directory_chunks, read_chunk
     from training.config import ConfigError
-    from training.qdistill import extra_chunks, read_chunk
 
     torch.set_num_threads(1)
     try:  # the chunk files in (worker, chunk) order; a chunk still being written is skipped
-        files = extra_chunks(args.data)
+        files = directory_chunks(args.data, "--data")
     except ConfigError as err:
         parser.error(str(err))
     try:

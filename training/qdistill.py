@@ -50,25 +50,33 @@ numba and torch.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
-import multiprocessing
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from training.chunks import (
+    chunk_file,
+    config_field,
+    directory_chunks,
+    join,
+    read_chunk,
+    run_stages,
+    run_workers,
+    split_chunks,
+    write_chunks,
+)
 from training.config import (
     ConfigError,
     check_at_least,
     check_in_range,
     config_from_command_line,
     to_dict,
-    to_yaml,
 )
 
 SEARCHED_PHASES = (1, 2, 3, 4)  # Phase.DRAW, PLACE, DISPLACED, HAZARD_FLIP
@@ -76,78 +84,74 @@ OPENING_PHASE = 0
 STAGES = ("all", "generate", "fit")
 
 
-def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = None) -> Any:
-    if factory is not None:
-        return field(default_factory=factory, metadata={"help": text})
-    return field(default=default, metadata={"help": text})
-
-
 @dataclass
 class QDistillConfig:
     """Settings of a rollout-distillation run (see the module docstring)."""
 
-    trainer: str = _help(
+    trainer: str = config_field(
         "the trainer this config is for: qdistill (gnome train --config FILE then runs it)",
         "qdistill",
     )
-    seed: int = _help("run seed (data and weights)", 0)
-    output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/qdistill")
-    stage: str = _help("all, generate or fit", "all")
-    num_players: list[int] = _help(
+    seed: int = config_field("run seed (data and weights)", 0)
+    output_dir: str = config_field(
+        "directory for data/, policy.pt and the summary", "runs/qdistill"
+    )
+    stage: str = config_field("all, generate or fit", "all")
+    num_players: list[int] = config_field(
         "seat counts of the generated games (one drawn per game; a count listed twice is "
         "drawn twice as often)",
         factory=lambda: [3, 4, 5, 6, 7],
     )
-    workers: int = _help("generation processes", 2)
-    chunks: int = _help("data chunks per worker", 60)
-    chunk_positions: int = _help("positions recorded per chunk", 500)
-    samples: int = _help("determinized games per recorded position", 16)
-    win_weight: float = _help(
+    workers: int = config_field("generation processes", 2)
+    chunks: int = config_field("data chunks per worker", 60)
+    chunk_positions: int = config_field("positions recorded per chunk", 500)
+    samples: int = config_field("determinized games per recorded position", 16)
+    win_weight: float = config_field(
         "points added to a rollout's value for the seat's share of the win when the rollout "
         "ends the game (final round, R23); 0 values the round score only",
         0.0,
     )
-    rollout_network: str = _help(
+    rollout_network: str = config_field(
         "a policy checkpoint (ppo:PATH format, one hidden size) that plays the recorded "
         "seat's later moves in the rollouts (agents.net_kernel): the values are then those "
         "of that policy, a further step of policy improvement; empty: Expert plays them",
         "",
     )
-    position_network: str = _help(
+    position_network: str = config_field(
         "a policy checkpoint (as rollout_network) that plays one seat of every generated "
         "game, drawn per game; only that seat's decisions are recorded, so the positions "
         "are those the policy meets itself (on-policy data); empty: Expert plays every seat "
         "and any seat's decisions are recorded",
         "",
     )
-    batch_games: int = _help("games played side by side while generating", 32)
-    record_prob: float = _help("share of real-choice decisions recorded", 0.15)
-    opening_prob: float = _help("share of opening flips recorded (no rollouts)", 0.02)
-    hidden: list[int] = _help("hidden layer sizes", factory=lambda: [256, 256])
-    init_policy: str = _help(
+    batch_games: int = config_field("games played side by side while generating", 32)
+    record_prob: float = config_field("share of real-choice decisions recorded", 0.15)
+    opening_prob: float = config_field("share of opening flips recorded (no rollouts)", 0.02)
+    hidden: list[int] = config_field("hidden layer sizes", factory=lambda: [256, 256])
+    init_policy: str = config_field(
         "a policy checkpoint (features + expert hint) whose weights the fit starts from "
         "instead of a fresh network (its hidden sizes replace hidden); the start itself is "
         "epoch 0 of the early stopping; empty: a fresh network",
         "",
     )
-    extra_data: list[str] = _help(
+    extra_data: list[str] = config_field(
         "more training data for the fit: directories of chunks (w{worker}_c{chunk}.npz, e.g. "
         "another run's output_dir/data); every chunk in them is trained on, none held out",
         factory=list,
     )
-    epochs: int = _help("passes over the data", 10)
-    minibatch: int = _help("positions per gradient step", 256)
-    learning_rate: float = _help("Adam learning rate", 0.001)
-    scale: float = _help("logit units per point of advantage", 0.5)
-    margin: float = _help("points an action must beat Expert's by (predicted)", 1.0)
-    clip: float = _help("advantages below -clip points count as -clip", 6.0)
-    holdout: float = _help("share of chunks held out for validation", 0.1)
-    play_margins: list[float] = _help(
+    epochs: int = config_field("passes over the data", 10)
+    minibatch: int = config_field("positions per gradient step", 256)
+    learning_rate: float = config_field("Adam learning rate", 0.001)
+    scale: float = config_field("logit units per point of advantage", 0.5)
+    margin: float = config_field("points an action must beat Expert's by (predicted)", 1.0)
+    clip: float = config_field("advantages below -clip points count as -clip", 6.0)
+    holdout: float = config_field("share of chunks held out for validation", 0.1)
+    play_margins: list[float] = config_field(
         "extra points Expert's move gets at play time: the one with the best measured gain "
         "on the held-out positions is built into the policy",
         factory=lambda: [0.0, 0.5, 1.0, 1.5, 2.0, 3.0],
     )
-    torch_threads: int = _help("torch threads for the fit", 1)
+    torch_threads: int = config_field("torch threads for the fit", 1)
 
     def validate(self) -> None:
         if self.trainer != "qdistill":
@@ -179,7 +183,7 @@ class QDistillConfig:
 
 # ---------------------------------------------------------------------- generate
 def chunk_path(cfg: QDistillConfig, worker: int, chunk: int) -> Path:
-    return Path(cfg.output_dir) / "data" / f"w{worker}_c{chunk}.npz"
+    return chunk_file(cfg.output_dir, worker, chunk)
 
 
 def generate_chunk(cfg: QDistillConfig, worker: int, chunk: int) -> dict[str, np.ndarray]:
@@ -309,36 +313,18 @@ def _network_tables(path: str, setting: str) -> tuple:
 
 def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
     cfg = QDistillConfig(**cfg_dict)
-    made = 0
-    for chunk in range(cfg.chunks):
-        path = chunk_path(cfg, worker, chunk)
-        if path.exists():
-            continue  # resume: chunks are pure functions of their index
-        data = generate_chunk(cfg, worker, chunk)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **data)
-        tmp.replace(path)
-        made += 1
-        print(f"worker {worker}: chunk {chunk + 1}/{cfg.chunks} written", flush=True)
-    return made
+    return write_chunks(
+        cfg.output_dir, worker, cfg.chunks, lambda chunk: generate_chunk(cfg, worker, chunk)
+    )
 
 
 def generate(cfg: QDistillConfig) -> None:
     """Write every missing chunk, ``workers`` processes in parallel."""
-    from concurrent.futures import ProcessPoolExecutor
-
     rollout_net(cfg)  # an unusable checkpoint is an error here, before any worker starts
     network_player(cfg.position_network, "position_network")
     (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    if cfg.workers == 1:
-        _generate_worker(to_dict(cfg), 0)
-    else:
-        # "spawn": this process may already have loaded torch (rollout_network), and a
-        # child forked from a process with torch's threads can hang on their locks
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(cfg.workers, mp_context=context) as pool:
-            list(pool.map(_generate_worker, [to_dict(cfg)] * cfg.workers, range(cfg.workers)))
+    run_workers(_generate_worker, to_dict(cfg), cfg.workers)
     print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
 
 
@@ -347,52 +333,14 @@ def load_data(cfg: QDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.
     """(train, holdout): the chunks, the last ``holdout`` share of each worker's chunks held
     out, then every chunk of the ``extra_data`` directories added to the training part. A
     missing or unreadable chunk is a clear error."""
-    train: dict[str, list[np.ndarray]] = {"tokens": [], "masks": [], "expert": [], "adv": []}
-    held: dict[str, list[np.ndarray]] = {key: [] for key in train}
-    cut = cfg.chunks - round(cfg.holdout * cfg.chunks)
-    for worker in range(cfg.workers):
-        for chunk in range(cfg.chunks):
-            path = chunk_path(cfg, worker, chunk)
-            if not path.exists():
-                raise ConfigError(f"data chunk {path} is missing: run --stage generate first")
-            part = read_chunk(path, train)
-            target = train if chunk < cut else held
-            for key in train:
-                target[key].append(part[key])
+    keys = ("tokens", "masks", "expert", "adv")
+    train, held = split_chunks(cfg.output_dir, cfg.workers, cfg.chunks, cfg.holdout, keys)
     for directory in cfg.extra_data:
-        for path in extra_chunks(directory):
-            part = read_chunk(path, train)
-            for key in train:
+        for path in directory_chunks(directory):
+            part = read_chunk(path, keys)
+            for key in keys:
                 train[key].append(part[key])
-    join = {key: np.concatenate(value) for key, value in train.items()}
-    join_held = {key: np.concatenate(value) if value else value for key, value in held.items()}
-    return join, join_held
-
-
-def read_chunk(path: Path, keys: Any) -> dict[str, np.ndarray]:
-    """The arrays ``keys`` of one chunk; a damaged file is a clear error naming it."""
-    try:
-        with np.load(path) as data:
-            return {key: data[key] for key in keys}
-    except Exception as err:  # a damaged file: say which
-        raise ConfigError(f"data chunk {path} cannot be read: {err}") from None
-
-
-def extra_chunks(directory: str) -> list[Path]:
-    """The chunk files of an ``extra_data`` directory in (worker, chunk) order; a directory
-    without any is a clear error."""
-    folder = Path(directory)
-    found = []
-    for path in folder.glob("w*_c*.npz") if folder.is_dir() else []:
-        worker, _, chunk = path.stem[1:].partition("_c")
-        if worker.isdigit() and chunk.isdigit():
-            found.append((int(worker), int(chunk), path))
-    if not found:
-        raise ConfigError(
-            f"extra_data: {directory!r} holds no data chunks (w<worker>_c<chunk>.npz): give "
-            "a directory that --stage generate wrote, e.g. runs/qdistill3/data"
-        )
-    return [path for _, _, path in sorted(found)]
+    return join(train), join(held)
 
 
 def fit(cfg: QDistillConfig) -> dict[str, Any]:
@@ -560,23 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config_from_command_line(QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv)
     if cfg is None:
         return 2
-    from gnome_env import _kernels
-
-    if not _kernels.COMPILED and cfg.stage in ("all", "generate"):
-        print("error: generating needs numba (pip install -e '.[fast]')", file=sys.stderr)
-        return 2
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
-    try:
-        if cfg.stage in ("all", "generate"):
-            generate(cfg)
-        if cfg.stage in ("all", "fit"):
-            fit(cfg)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return run_stages(cfg, generate, fit, STAGES)
 
 
 if __name__ == "__main__":

@@ -27,69 +27,69 @@ and torch.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import multiprocessing
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from training.chunks import (
+    chunk_file,
+    config_field,
+    join,
+    run_stages,
+    run_workers,
+    split_chunks,
+    write_chunks,
+)
 from training.config import (
     ConfigError,
     check_at_least,
     check_in_range,
     config_from_command_line,
     to_dict,
-    to_yaml,
 )
 
 STAGES = ("all", "generate", "fit")
 KEYS = ("tokens", "masks", "expert", "search")
 
 
-def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = None) -> Any:
-    if factory is not None:
-        return field(default_factory=factory, metadata={"help": text})
-    return field(default=default, metadata={"help": text})
-
-
 @dataclass
 class SearchDistillConfig:
     """Settings of an expert-iteration run (see the module docstring)."""
 
-    trainer: str = _help(
+    trainer: str = config_field(
         "the trainer this config is for: search_distill (gnome train --config FILE runs it)",
         "search_distill",
     )
-    seed: int = _help("run seed (data and fit)", 0)
-    output_dir: str = _help("directory for data/, policy.pt and the summary", "runs/exit")
-    stage: str = _help("all, generate or fit", "all")
-    num_players: list[int] = _help(
+    seed: int = config_field("run seed (data and fit)", 0)
+    output_dir: str = config_field("directory for data/, policy.pt and the summary", "runs/exit")
+    stage: str = config_field("all, generate or fit", "all")
+    num_players: list[int] = config_field(
         "seat counts of the generated games (one drawn per game; a count listed twice is "
         "drawn twice as often)",
         factory=lambda: [3, 4, 5, 6, 7],
     )
-    workers: int = _help("generation processes", 2)
-    chunks: int = _help("data chunks per worker", 60)
-    chunk_positions: int = _help("positions recorded per chunk", 500)
-    batch_games: int = _help("games played side by side while generating", 16)
-    search_policy: str = _help(
+    workers: int = config_field("generation processes", 2)
+    chunks: int = config_field("data chunks per worker", 60)
+    chunk_positions: int = config_field("positions recorded per chunk", 500)
+    batch_games: int = config_field("games played side by side while generating", 16)
+    search_policy: str = config_field(
         "the network the search bot searches with (netsearch:PATH, default settings)",
         "agents/policies/distill2_3to7/policy.pt",
     )
-    init_policy: str = _help(
+    init_policy: str = config_field(
         "the checkpoint the fit starts from (features + expert hint)",
         "agents/policies/distill2_3to7/policy.pt",
     )
-    epochs: int = _help("passes over the data", 4)
-    minibatch: int = _help("positions per gradient step", 256)
-    learning_rate: float = _help("Adam learning rate", 0.0003)
-    holdout: float = _help("share of each worker's chunks held out for validation", 0.1)
-    torch_threads: int = _help("torch threads for the fit", 1)
+    epochs: int = config_field("passes over the data", 4)
+    minibatch: int = config_field("positions per gradient step", 256)
+    learning_rate: float = config_field("Adam learning rate", 0.0003)
+    holdout: float = config_field("share of each worker's chunks held out for validation", 0.1)
+    torch_threads: int = config_field("torch threads for the fit", 1)
 
     def validate(self) -> None:
         if self.trainer != "search_distill":
@@ -114,7 +114,7 @@ class SearchDistillConfig:
 
 # ---------------------------------------------------------------------- generate
 def chunk_path(cfg: SearchDistillConfig, worker: int, chunk: int) -> Path:
-    return Path(cfg.output_dir) / "data" / f"w{worker}_c{chunk}.npz"
+    return chunk_file(cfg.output_dir, worker, chunk)
 
 
 def search_agent(cfg: SearchDistillConfig, seed: int) -> Any:
@@ -175,58 +175,25 @@ def generate_chunk(cfg: SearchDistillConfig, worker: int, chunk: int) -> dict[st
 
 def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
     cfg = SearchDistillConfig(**cfg_dict)
-    made = 0
-    for chunk in range(cfg.chunks):
-        path = chunk_path(cfg, worker, chunk)
-        if path.exists():
-            continue  # resume: chunks are pure functions of their index
-        data = generate_chunk(cfg, worker, chunk)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **data)
-        tmp.replace(path)
-        made += 1
-        print(f"worker {worker}: chunk {chunk + 1}/{cfg.chunks} written", flush=True)
-    return made
+    return write_chunks(
+        cfg.output_dir, worker, cfg.chunks, lambda chunk: generate_chunk(cfg, worker, chunk)
+    )
 
 
 def generate(cfg: SearchDistillConfig) -> None:
-    """Write every missing chunk, ``workers`` processes in parallel (spawned: this process
-    may hold torch's threads, which a fork could leave locked)."""
-    from concurrent.futures import ProcessPoolExecutor
-
+    """Write every missing chunk, ``workers`` processes in parallel."""
     search_agent(cfg, seed=0)  # an unusable checkpoint is an error here, before any worker
     (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    if cfg.workers == 1:
-        _generate_worker(to_dict(cfg), 0)
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(cfg.workers, mp_context=context) as pool:
-            jobs = [pool.submit(_generate_worker, to_dict(cfg), w) for w in range(cfg.workers)]
-            for job in jobs:
-                job.result()
+    run_workers(_generate_worker, to_dict(cfg), cfg.workers)
     print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
 
 
 # ---------------------------------------------------------------------- fit
 def load_data(cfg: SearchDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(train, holdout): the last ``holdout`` share of each worker's chunks held out."""
-    from training.qdistill import read_chunk
-
-    train: dict[str, list[np.ndarray]] = {key: [] for key in KEYS}
-    held: dict[str, list[np.ndarray]] = {key: [] for key in KEYS}
-    cut = cfg.chunks - round(cfg.holdout * cfg.chunks)
-    for worker in range(cfg.workers):
-        for chunk in range(cfg.chunks):
-            path = chunk_path(cfg, worker, chunk)
-            if not path.exists():
-                raise ConfigError(f"data chunk {path} is missing: run --stage generate first")
-            part = read_chunk(path, KEYS)
-            for key in KEYS:
-                (train if chunk < cut else held)[key].append(part[key])
-    join = {key: np.concatenate(value) for key, value in train.items()}
-    join_held = {key: np.concatenate(value) if value else value for key, value in held.items()}
-    return join, join_held
+    train, held = split_chunks(cfg.output_dir, cfg.workers, cfg.chunks, cfg.holdout, KEYS)
+    return join(train), join(held)
 
 
 def fit(cfg: SearchDistillConfig) -> dict[str, Any]:
@@ -325,23 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if cfg is None:
         return 2
-    from gnome_env import _kernels
-
-    if not _kernels.COMPILED:
-        print("error: expert iteration needs numba (pip install -e '.[fast]')", file=sys.stderr)
-        return 2
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
-    try:
-        if cfg.stage in ("all", "generate"):
-            generate(cfg)
-        if cfg.stage in ("all", "fit"):
-            fit(cfg)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return run_stages(cfg, generate, fit, STAGES)
 
 
 if __name__ == "__main__":
