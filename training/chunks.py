@@ -42,9 +42,17 @@ def write_chunks(
     make: Callable[[int], dict[str, np.ndarray]],
 ) -> int:
     """Write chunks ``0 .. chunks-1`` of ``worker`` that do not exist yet (``make(chunk)``
-    gives a chunk's arrays); returns how many were written."""
+    gives a chunk's arrays); returns how many were written. A worker process stops before
+    its next chunk once the run's main process is gone."""
     made = 0
+    chunk_file(output_dir, worker, 0).parent.mkdir(parents=True, exist_ok=True)
+    parent = multiprocessing.parent_process()  # None in the main process
     for chunk in range(chunks):
+        if parent is not None and not parent.is_alive():
+            # the run was stopped (its main process killed): a spawned worker would
+            # otherwise go on writing chunks nobody asked for
+            print(f"worker {worker}: the run's main process is gone, stopping", flush=True)
+            break
         path = chunk_file(output_dir, worker, chunk)
         if path.exists():
             continue  # resume: chunks are pure functions of their index
