@@ -1,5 +1,6 @@
-"""training.chunks: chunks are written whole and resumed, a worker stops once the run's
-main process is gone, and the holdout split takes the last share of each worker's chunks."""
+"""training.chunks: chunks are written whole and resumed, a worker process exits once the
+run's main process is gone, and the holdout split takes the last share of each worker's
+chunks."""
 
 from __future__ import annotations
 
@@ -31,7 +32,12 @@ def test_a_worker_stops_once_the_main_process_is_gone(tmp_path, monkeypatch, cap
         def is_alive(self) -> bool:
             return False
 
+    def leave(status: int) -> None:
+        raise SystemExit(status)
+
     monkeypatch.setattr(C.multiprocessing, "parent_process", lambda: Gone())
-    assert C.write_chunks(tmp_path, 0, 3, make) == 0
+    monkeypatch.setattr(C.os, "_exit", leave)  # the worker process ends itself
+    with pytest.raises(SystemExit):
+        C.write_chunks(tmp_path, 0, 3, make)
     assert "main process is gone" in capsys.readouterr().out
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ def write_chunks(
     make: Callable[[int], dict[str, np.ndarray]],
 ) -> int:
     """Write chunks ``0 .. chunks-1`` of ``worker`` that do not exist yet (``make(chunk)``
-    gives a chunk's arrays); returns how many were written. A worker process stops before
+    gives a chunk's arrays); returns how many were written. A worker process exits before
     its next chunk once the run's main process is gone."""
     made = 0
     chunk_file(output_dir, worker, 0).parent.mkdir(parents=True, exist_ok=True)
@@ -50,9 +51,9 @@ def write_chunks(
     for chunk in range(chunks):
         if parent is not None and not parent.is_alive():
             # the run was stopped (its main process killed): a spawned worker would
-            # otherwise go on writing chunks nobody asked for
+            # otherwise go on writing chunks nobody asked for, then wait for work forever
             print(f"worker {worker}: the run's main process is gone, stopping", flush=True)
-            break
+            os._exit(0)
         path = chunk_file(output_dir, worker, chunk)
         if path.exists():
             continue  # resume: chunks are pure functions of their index
