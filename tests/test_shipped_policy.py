@@ -3,6 +3,7 @@ how they were made."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,10 @@ def test_the_distilled_policy_is_the_recipes_fit(policy, recipe_file):
     summary = data["training_summary"]
     for field, spec in QDistillConfig.__dataclass_fields__.items():
         if field != "stage":  # a setting added after the fit has the default it ran with
-            ran = summary["config"].get(field, spec.default)
+            default = spec.default
+            if spec.default_factory is not dataclasses.MISSING:  # e.g. extra_data: []
+                default = spec.default_factory()
+            ran = summary["config"].get(field, default)
             assert getattr(recipe, field) == getattr(shipped, field) == ran
     assert data["network"] == {"hidden": [256, 256], "features": True, "expert_hint": True}
     assert summary["play_margin"] in recipe.play_margins
