@@ -322,7 +322,6 @@ def generate(cfg: QDistillConfig) -> None:
     """Write every missing chunk, ``workers`` processes in parallel."""
     rollout_net(cfg)  # an unusable checkpoint is an error here, before any worker starts
     network_player(cfg.position_network, "position_network")
-    (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     run_workers(_generate_worker, to_dict(cfg), cfg.workers)
     print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
@@ -353,7 +352,7 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     torch.set_num_threads(cfg.torch_threads)
     train, held = load_data(cfg)
     if cfg.init_policy:
-        net = initial_network(cfg)
+        net = initial_network(cfg.init_policy)
     else:
         net = PolicyNetwork(RulesConfig(), cfg.hidden, features=True, expert_hint=True)
         net.reset_parameters(torch.Generator().manual_seed(cfg.seed))
@@ -376,21 +375,23 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     gen = torch.Generator().manual_seed(cfg.seed + 1)
     n = len(tokens)
 
+    def regression_loss(logits, exp, gl, us) -> torch.Tensor:
+        diff = logits - logits.gather(1, exp[:, None])
+        err = (diff - gl) ** 2 * us
+        return err.sum() / us.sum().clamp(min=1)
+
     def loss_of(idx: torch.Tensor, f, tok, exp, gl, us) -> torch.Tensor:
         logits, _ = net.forward_tokens(tok[idx], None, f.take(idx.numpy()))
-        diff = logits - logits.gather(1, exp[idx, None])
-        err = (diff - gl[idx]) ** 2 * us[idx]
-        return err.sum() / us[idx].sum().clamp(min=1)
+        return regression_loss(logits, exp[idx], gl[idx], us[idx])
 
     def evaluate_holdout() -> dict[str, float]:
         if held_feats is None:
             return {}
         hg, hu = targets(held)
         ht, he = torch.as_tensor(held["tokens"]), torch.as_tensor(held["expert"])
-        with torch.no_grad():
-            idx = torch.arange(len(ht))
-            loss = float(loss_of(idx, held_feats, ht, he, hg, hu))
+        with torch.no_grad():  # one forward pass gives both the loss and the choices
             logits, _ = net.forward_tokens(ht, None, held_feats)
+            loss = float(regression_loss(logits, he, hg, hu))
             masked = logits.masked_fill(~torch.as_tensor(held["masks"]), -1e9)
             choice = masked.argmax(1).numpy()
         adv = np.nan_to_num(held["adv"], nan=-1e9)
@@ -453,14 +454,15 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     return summary
 
 
-def initial_network(cfg: QDistillConfig) -> Any:
-    """The network of ``init_policy`` in training mode; a checkpoint that cannot be used
-    (unreadable, or without the features and the expert hint) is a :class:`ConfigError`."""
+def initial_network(path: str) -> Any:
+    """The network of the checkpoint ``path`` (the config's ``init_policy``) in training
+    mode; a checkpoint that cannot be used (unreadable, or without the features and the
+    expert hint) is a :class:`ConfigError`."""
     from agents.learned import network_from_checkpoint, read_checkpoint
 
-    where = f"init_policy={cfg.init_policy!r}"
+    where = f"init_policy={path!r}"
     try:
-        net = network_from_checkpoint(read_checkpoint(cfg.init_policy), where)
+        net = network_from_checkpoint(read_checkpoint(path), where)
     except ValueError as err:
         raise ConfigError(f"{where} cannot start the fit: {err}") from None
     if not (net.features and net.expert_hint):

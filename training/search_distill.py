@@ -183,7 +183,6 @@ def _generate_worker(cfg_dict: dict[str, Any], worker: int) -> int:
 def generate(cfg: SearchDistillConfig) -> None:
     """Write every missing chunk, ``workers`` processes in parallel."""
     search_agent(cfg, seed=0)  # an unusable checkpoint is an error here, before any worker
-    (Path(cfg.output_dir) / "data").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     run_workers(_generate_worker, to_dict(cfg), cfg.workers)
     print(f"generate: done in {time.perf_counter() - start:.0f} s", flush=True)
@@ -206,7 +205,7 @@ def fit(cfg: SearchDistillConfig) -> dict[str, Any]:
 
     torch.set_num_threads(cfg.torch_threads)
     train, held = load_data(cfg)
-    net = initial_network(_as_qdistill(cfg))  # qdistill's warm start: same checks, messages
+    net = initial_network(cfg.init_policy)  # qdistill's warm start: same checks, messages
     feats = net.feature_arrays(train["tokens"], train["masks"], hint=train["expert"])
     held_feats = None
     if len(held["tokens"]):
@@ -226,10 +225,9 @@ def fit(cfg: SearchDistillConfig) -> dict[str, Any]:
             return {}
         ht, hm = torch.as_tensor(held["tokens"]), torch.as_tensor(held["masks"])
         hs = torch.as_tensor(held["search"])
-        with torch.no_grad():
-            idx = torch.arange(len(ht))
-            loss = float(loss_of(idx, held_feats, ht, hm, hs))
+        with torch.no_grad():  # one forward pass gives both the loss and the choices
             logits, _ = net.forward_tokens(ht, None, held_feats)
+            loss = float(F.nll_loss(masked_log_probs(logits, hm), hs))
             choice = logits.masked_fill(~hm, -1e9).argmax(1).numpy()
         return {
             "holdout_cross_entropy": loss,
@@ -278,12 +276,6 @@ def fit(cfg: SearchDistillConfig) -> dict[str, Any]:
 
 def _copy(net: Any) -> dict[str, Any]:
     return {k: v.clone() for k, v in net.state_dict().items()}
-
-
-def _as_qdistill(cfg: SearchDistillConfig) -> Any:
-    from training.qdistill import QDistillConfig
-
-    return QDistillConfig(init_policy=cfg.init_policy, seed=cfg.seed)
 
 
 def main(argv: list[str] | None = None) -> int:
