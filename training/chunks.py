@@ -130,18 +130,25 @@ def join(parts: dict[str, list[np.ndarray]]) -> dict[str, np.ndarray]:
     return {key: np.concatenate(value) if value else value for key, value in parts.items()}
 
 
-def run_stages(
-    cfg: Any, generate: Callable[[Any], None], fit: Callable[[Any], Any], stages: Sequence[str]
-) -> int:
+STAGES = ("all", "generate", "fit")
+
+
+def check_stage(stage: str) -> None:
+    """Raise :class:`ConfigError` unless ``stage`` is one of :data:`STAGES`."""
+    if stage not in STAGES:
+        raise ConfigError(f"stage={stage!r} is not allowed: one of {', '.join(STAGES)}")
+
+
+def run_stages(cfg: Any, generate: Callable[[Any], None], fit: Callable[[Any], Any]) -> int:
     """A generate-then-fit trainer's command: write ``output_dir/config.yaml``, then run
-    ``generate`` and/or ``fit`` as ``cfg.stage`` says (``stages`` = (all, generate, fit));
-    a missing numba for generating or a :class:`ConfigError` is a message and status 2."""
+    ``generate`` and/or ``fit`` as ``cfg.stage`` says (one of :data:`STAGES`); a missing
+    numba for generating or a :class:`ConfigError` is a message and status 2."""
     import sys
 
     from gnome_env import _kernels
     from training.config import to_yaml
 
-    every, generating, fitting = stages
+    every, generating, fitting = STAGES
     if not _kernels.COMPILED and cfg.stage in (every, generating):
         print("error: generating needs numba (pip install -e '.[fast]')", file=sys.stderr)
         return 2

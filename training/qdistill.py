@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from training.chunks import (
+    check_stage,
     chunk_file,
     config_field,
     directory_chunks,
@@ -81,7 +82,6 @@ from training.config import (
 
 SEARCHED_PHASES = (1, 2, 3, 4)  # Phase.DRAW, PLACE, DISPLACED, HAZARD_FLIP
 OPENING_PHASE = 0
-STAGES = ("all", "generate", "fit")
 
 
 @dataclass
@@ -156,8 +156,7 @@ class QDistillConfig:
     def validate(self) -> None:
         if self.trainer != "qdistill":
             raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be qdistill")
-        if self.stage not in STAGES:
-            raise ConfigError(f"stage={self.stage!r} is not allowed: one of {', '.join(STAGES)}")
+        check_stage(self.stage)
         if not self.num_players or any(not 3 <= n <= 7 for n in self.num_players):
             raise ConfigError(f"num_players={self.num_players!r}: a non-empty list of 3..7")
         for name in ("workers", "chunks", "chunk_positions", "samples", "batch_games"):
@@ -510,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = config_from_command_line(QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv)
     if cfg is None:
         return 2
-    return run_stages(cfg, generate, fit, STAGES)
+    return run_stages(cfg, generate, fit)
 
 
 if __name__ == "__main__":

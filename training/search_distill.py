@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from training.chunks import (
+    check_stage,
     chunk_file,
     config_field,
     join,
@@ -53,7 +54,6 @@ from training.config import (
     to_dict,
 )
 
-STAGES = ("all", "generate", "fit")
 KEYS = ("tokens", "masks", "expert", "search")
 
 
@@ -96,8 +96,7 @@ class SearchDistillConfig:
             raise ConfigError(
                 f"trainer={self.trainer!r} is not allowed here: must be search_distill"
             )
-        if self.stage not in STAGES:
-            raise ConfigError(f"stage={self.stage!r} is not allowed: one of {', '.join(STAGES)}")
+        check_stage(self.stage)
         if not self.num_players or any(not 3 <= n <= 7 for n in self.num_players):
             raise ConfigError(f"num_players={self.num_players!r}: a non-empty list of 3..7")
         for name in ("workers", "chunks", "chunk_positions", "batch_games", "epochs"):
@@ -284,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if cfg is None:
         return 2
-    return run_stages(cfg, generate, fit, STAGES)
+    return run_stages(cfg, generate, fit)
 
 
 if __name__ == "__main__":
