@@ -7,10 +7,10 @@ grouped by seat count; the runs of one group must have the same lineup. For the 
 ``--entry`` (default 0, the first seat's agent) the pooled win rate is the deal-weighted
 mean of the runs' win rates, and its standard error combines the runs' own standard errors
 (independent seeds): ``sqrt(sum_i (D_i * se_i)^2) / sum_i D_i``, where ``D_i`` is the run's
-number of deals and ``se_i = (ci_high - ci_low) / (2 * 1.96)`` is read back from the run's
-interval (the arena's normal approximation over deals). The 95% interval is
-``pooled +- 1.96 * se``. A run whose interval was clipped at 0 or 1 cannot be read back
-this way and is refused.
+number of deals and ``se_i = (ci_high - ci_low) / (2 * z)`` is read back from the run's
+interval (the arena's normal approximation over deals, with the arena's own 95% quantile
+``z``, ``agents.arena_core.Z_95``). The 95% interval is ``pooled +- z * se``. A run whose
+interval was clipped at 0 or 1 cannot be read back this way and is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-Z = 1.96
+from agents.arena_core import Z_95 as Z
 
 
 class PoolError(ValueError):

@@ -38,14 +38,16 @@ def run_file(tmp_path: Path, seed: int, deals: int, rate: float, half: float, **
 
 
 def test_two_runs_pool_by_deals_and_their_errors_combine(tmp_path):
-    # run A: 100 deals, 0.40 +- 0.0392 (se 0.02); run B: 300 deals, 0.36 +- 0.0196 (se 0.01)
-    a = pool_arena.read_run(run_file(tmp_path, 1, 100, 0.40, 0.0392), 0)
-    b = pool_arena.read_run(run_file(tmp_path, 2, 300, 0.36, 0.0196), 0)
+    # run A: 100 deals, 0.40 +- z * 0.02 (se 0.02); run B: 300 deals, 0.36 +- z * 0.01 (se 0.01),
+    # z the arena's own 95% quantile (its intervals are read back with it)
+    z = 1.959963984540054
+    a = pool_arena.read_run(run_file(tmp_path, 1, 100, 0.40, z * 0.02), 0)
+    b = pool_arena.read_run(run_file(tmp_path, 2, 300, 0.36, z * 0.01), 0)
     row = pool_arena.pool([a, b])
     # (100 * 0.40 + 300 * 0.36) / 400 = 0.37; se = sqrt((100*0.02)^2 + (300*0.01)^2) / 400
     assert row["win_rate"] == pytest.approx(0.37)
     assert row["se"] == pytest.approx(math.sqrt(2.0**2 + 3.0**2) / 400)
-    assert row["ci_low"] == pytest.approx(0.37 - 1.96 * math.sqrt(13) / 400)
+    assert row["ci_low"] == pytest.approx(0.37 - z * math.sqrt(13) / 400)
     assert (row["games"], row["deals"], row["seeds"]) == (1200, 400, [1, 2])
     assert row["above_equal_share"] is True  # 0.37 - 0.0177 > 1/3
 
