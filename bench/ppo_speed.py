@@ -248,8 +248,11 @@ def measure(
             tensorboard=False,
             progress=False,
             torch_threads=args.threads,
-            cache_features=cache,
         )
+        # a tree from before cache_features (issue #13's "today", 64617f6) has no such
+        # field: it recomputes the features in every forward pass, its only behaviour
+        if any(f.name == "cache_features" for f in dataclasses.fields(cfg)):
+            cfg = dataclasses.replace(cfg, cache_features=cache)
         if features is not None:
             cfg = dataclasses.replace(cfg, features=features)
         # not counted: random games to their ends and one update, which load (or compile)
@@ -268,7 +271,7 @@ def measure(
         "num_envs": args.num_envs,
         "torch_threads": args.threads,
         "features": cfg.features,
-        "cache_features": cfg.cache_features,
+        "cache_features": bool(getattr(cfg, "cache_features", False)),
         "decisions_per_s": summary["decisions_this_session"] / loop,
         "samples_per_s": summary["samples_this_session"] / loop,
         "rollout_share": summary["rollout_seconds"] / loop,
@@ -285,7 +288,7 @@ def measure(
     print(
         f"PPO end to end ({args.updates} updates, {args.num_envs} games, "
         f"{args.threads} torch thread(s), features {'on' if cfg.features else 'off'}"
-        f"{', cached' if cfg.features and cfg.cache_features else ''}):\n"
+        f"{', cached' if cfg.features and figures['cache_features'] else ''}):\n"
         f"  {figures['decisions_per_s']:,.0f} decisions/s (all seats), "
         f"{figures['samples_per_s']:,.0f} learner samples/s; rollout "
         f"{figures['rollout_share']:.0%} of the loop, update {1 - figures['rollout_share']:.0%}\n"
