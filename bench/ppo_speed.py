@@ -27,7 +27,10 @@ so that both see the same load, after one uncounted run per side that compiles e
 numba kernels to its disk cache. It prints the best and median decisions/s of each side,
 after / before, and each side's share of the vector engine alone; ``--json`` then writes
 every run, the commits and the load average (``os.getloadavg``) at the start and end.
-``--features`` must be on, off or config there, ``--cache`` on or off.
+``--features`` must be on, off or config there, ``--cache`` on or off. A tree from before
+``cache_features`` existed (``64617f6``, the code issue #13 was filed on) recomputes the
+features in every forward pass whatever ``--cache`` says; its runs are recorded with
+``cache_features: false``.
 """
 
 from __future__ import annotations

@@ -160,6 +160,60 @@ def test_ppo_speed_before_after_compares_one_setting(capsys):
     assert "--before compares one setting" in err and "--rounds must be >= 1" in err
 
 
+def test_ppo_speed_measures_a_tree_from_before_cache_features(monkeypatch):
+    """bench/ppo_speed.py --before 64617f6 (#13 item 3): the code the issue was filed on
+    has no cache_features field; the bench leaves it out (that tree recomputes the features,
+    its only behaviour), records the run as not cached, and its figures come from the
+    tree's own train() summary."""
+    pytest.importorskip("torch")
+    import dataclasses
+    import importlib.util
+    from pathlib import Path
+
+    import training.config
+    import training.ppo
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "ppo_speed.py"
+    spec = importlib.util.spec_from_file_location("ppo_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    @dataclasses.dataclass
+    class OldConfig:  # the fields measure() sets, and no cache_features
+        output_dir: str = "runs/x"
+        num_envs: int = 256
+        rollout_steps: int = 64
+        total_steps: int = 1
+        eval_interval: int = 100
+        final_eval_games: int = 200
+        tensorboard: bool = True
+        progress: bool = True
+        torch_threads: int = 1
+        features: bool = True
+
+        @property
+        def steps_per_update(self):
+            return self.num_envs * self.rollout_steps
+
+    seen = []
+
+    def fake_train(cfg):
+        seen.append(cfg)
+        return {"decisions_this_session": 3000, "samples_this_session": 1200,
+                "rollout_seconds": 0.5, "update_seconds": 1.5}  # fmt: skip
+
+    monkeypatch.setattr(training.config, "build_config", lambda cls, path: OldConfig())
+    monkeypatch.setattr(training.ppo, "train", fake_train)
+    monkeypatch.setattr(module, "vector_rate", lambda batch, seconds: 1e6)
+    args = module.argparse.Namespace(updates=3, num_envs=16, threads=1)
+    figures = module.measure(args, True, cache=True)
+    assert [type(c) for c in seen] == [OldConfig, OldConfig]  # warm-up, then the run
+    assert seen[1].total_steps == 3 * 16 * 64 and seen[1].eval_interval == 0
+    assert figures["cache_features"] is False
+    assert figures["decisions_per_s"] == 1500.0 and figures["samples_per_s"] == 600.0
+    assert figures["rollout_share"] == 0.25
+
+
 def test_gnome_bench_without_pygame_skips_the_references_with_a_note(monkeypatch, capsys):
     # issue #15: PettingZoo's classic envs need the bench extra (pygame); without it the
     # bench runs the rest and says why the references are missing
