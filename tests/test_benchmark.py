@@ -142,8 +142,8 @@ def test_ppo_speed_script_compares_cached_and_recomputed_features(tmp_path):
     assert f"features cached / recomputed: {ratio:.2f}x" in proc.stdout
 
 
-def test_ppo_speed_before_after_compares_one_setting(capsys):
-    """bench/ppo_speed.py --before REV (#13 item 3) measures one setting on both trees."""
+def _ppo_speed_script():
+    """bench/ppo_speed.py loaded as a module (it is a script, not a package module)."""
     pytest.importorskip("torch")
     import importlib.util
     from pathlib import Path
@@ -152,6 +152,12 @@ def test_ppo_speed_before_after_compares_one_setting(capsys):
     spec = importlib.util.spec_from_file_location("ppo_speed", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_ppo_speed_before_after_compares_one_setting(capsys):
+    """bench/ppo_speed.py --before REV (#13 item 3) measures one setting on both trees."""
+    module = _ppo_speed_script()
     for args in (["--cache", "both"], ["--features", "both"], ["--rounds", "0"]):
         with pytest.raises(SystemExit) as exc:
             module.main(["--before", "HEAD", *args])
@@ -165,18 +171,11 @@ def test_ppo_speed_measures_a_tree_from_before_cache_features(monkeypatch):
     has no cache_features field; the bench leaves it out (that tree recomputes the features,
     its only behaviour), records the run as not cached, and its figures come from the
     tree's own train() summary."""
-    pytest.importorskip("torch")
+    module = _ppo_speed_script()
     import dataclasses
-    import importlib.util
-    from pathlib import Path
 
     import training.config
     import training.ppo
-
-    path = Path(__file__).resolve().parents[1] / "bench" / "ppo_speed.py"
-    spec = importlib.util.spec_from_file_location("ppo_speed", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
 
     @dataclasses.dataclass
     class OldConfig:  # the fields measure() sets, and no cache_features
