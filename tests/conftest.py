@@ -14,6 +14,29 @@ from gnome_env.testing import KernelRulesGame
 
 TESTS = Path(__file__).resolve().parent
 
+
+def cpu_vendor() -> str:
+    """The processor's vendor id from /proc/cpuinfo (``GenuineIntel``, ``AuthenticAMD``), or
+    ``unknown``: torch's and numba's kernels differ between processors in their last bits,
+    so a pinned weights digest holds for the processor it was recorded on."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("vendor_id"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def pinned_digest(table: dict[str, str], what: str) -> str:
+    """The digest ``table`` pins for this machine's processor vendor; skips (naming the
+    vendor, so that someone can record it) on a processor the table does not know."""
+    vendor = cpu_vendor()
+    if vendor not in table:
+        pytest.skip(f"{what}: no digest recorded for a {vendor} processor (known: {list(table)})")
+    return table[vendor]
+
+
 #: The engines every rule test (tests/test_rules_*.py) runs on: the pure-Python reference
 #: and the kernels of gnome_env._kernels (through KernelGame; compiled with numba, or plain
 #: Python under GNOME_NO_NUMBA=1).
