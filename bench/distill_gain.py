@@ -3,7 +3,7 @@
     python bench/distill_gain.py --data runs/qdistill4/data \
         --policy agents/policies/distill2_3to7/policy.pt
 
-Reads every chunk ``w*_c*.npz`` written by ``training/qdistill.py`` (positions, legal
+Reads every chunk ``w*_c*.npz`` written by ``training/gnoming/qdistill.py`` (positions, legal
 masks, Expert's move and every legal action's measured advantage over Expert's move),
 lets the policy (a ``ppo:`` checkpoint) choose at each position (its most likely legal
 action) and prints the mean measured advantage of its choices per position with rollouts
@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    from agents.learned import network_from_checkpoint, read_checkpoint
-    from gnome_env import _kernels as K
-    from training.chunks import directory_chunks, read_chunk
-    from training.config import ConfigError
+    from agents.gnoming.learned import network_from_checkpoint, read_checkpoint
+    from gnome_env.gnoming import _kernels as K
+    from training.core.config import ConfigError
+    from training.gnoming.chunks import directory_chunks, read_chunk
 
     torch.set_num_threads(1)
     try:  # the chunk files in (worker, chunk) order; a chunk still being written is skipped

@@ -17,7 +17,7 @@ import platform
 import random
 import time
 
-from gnome_env import Game, RulesConfig
+from gnome_env.gnoming import Game, RulesConfig
 from training.app.benchmark import engine_games  # the legal_mask loop, shared with gnome bench
 
 

@@ -8,11 +8,11 @@ Positions are the decisions of ``VectorGame`` games in which 70% of the moves ar
 and the rest uniformly random (see :func:`positions`). On them it measures,
 in the same run and on one core:
 
-* ``python``: ``agents.features.expert_actions_python`` -- ``SeatView.from_tokens`` and
+* ``python``: ``agents.gnoming.features.expert_actions_python`` -- ``SeatView.from_tokens`` and
   ``ExpertAgent.decide`` per row (what the expert hint cost before the kernel), on
   ``--python`` positions drawn at random from them;
 * ``python decide``: ``ExpertAgent.decide`` alone on views built beforehand;
-* ``kernel``: ``agents.expert_kernel.expert_actions_batch`` on the same positions and on
+* ``kernel``: ``agents.gnoming.expert_kernel.expert_actions_batch`` on the same positions and on
   all of them, each repeated for about ``--seconds`` (compiled once before timing);
 
 and checks that both give the same actions. Decisions/s per phase follow for the kernel.
@@ -27,14 +27,14 @@ import time
 
 import numpy as np
 
-from agents.expert import ExpertAgent
-from agents.expert_kernel import expert_actions_batch
-from agents.features import expert_actions_python
-from gnome_env import _kernels
-from gnome_env.config import RulesConfig
-from gnome_env.engine import Phase
-from gnome_env.information import SeatView
-from gnome_env.vector import VectorGame
+from agents.gnoming.expert import ExpertAgent
+from agents.gnoming.expert_kernel import expert_actions_batch
+from agents.gnoming.features import expert_actions_python
+from gnome_env.gnoming import _kernels
+from gnome_env.gnoming.config import RulesConfig
+from gnome_env.gnoming.engine import Phase
+from gnome_env.gnoming.information import SeatView
+from gnome_env.gnoming.vector import VectorGame
 
 
 def positions(rules: RulesConfig, players: list[int], count: int, seed: int):

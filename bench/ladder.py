@@ -18,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from agents.arena import ladder_lineup, run_arena
+from agents.gnoming.arena import ladder_lineup, run_arena
 
 
 def pair_file(out: Path, strong: str, weak: str, n: int) -> Path:

@@ -9,7 +9,7 @@ mean of the runs' win rates, and its standard error combines the runs' own stand
 (independent seeds): ``sqrt(sum_i (D_i * se_i)^2) / sum_i D_i``, where ``D_i`` is the run's
 number of deals and ``se_i = (ci_high - ci_low) / (2 * z)`` is read back from the run's
 interval (the arena's normal approximation over deals, with the arena's own 95% quantile
-``z``, ``agents.arena_core.Z_95``). The 95% interval is ``pooled +- z * se``. A run whose
+``z``, ``agents.core.arena.Z_95``). The 95% interval is ``pooled +- z * se``. A run whose
 interval was clipped at 0 or 1 cannot be read back this way and is refused.
 """
 
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.arena_core import Z_95 as Z
+from agents.core.arena import Z_95 as Z
 
 
 class PoolError(ValueError):

@@ -1,4 +1,4 @@
-"""PPO end-to-end throughput: learner samples/s and decisions/s of training.ppo.
+"""PPO end-to-end throughput: learner samples/s and decisions/s of training.gnoming.ppo.
 
     python bench/ppo_speed.py [--updates 20] [--num-envs 256] [--threads 1]
                               [--features config|on|off|both] [--cache on|off|both]
@@ -10,7 +10,7 @@ temporary directory, and prints decisions/s (every seat's decisions), samples/s 
 decisions that are trained on), and the split between rollout and update. Each measured run
 follows, in the same process, a second of random games and a one-update run that are not
 counted (numba kernels loaded or compiled, torch warmed up). ``--features
-both`` runs it twice, without and with the Greedy features (agents.features), and prints
+both`` runs it twice, without and with the Greedy features (agents.gnoming.features), and prints
 their ratio. ``--cache both`` runs it with the features recomputed in every forward pass
 (``cache_features: false``, the behaviour before issue #13) and then computed once per
 sample, and prints that ratio (same training results, tests/test_expert_hint.py). As a
@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def vector_rate(batch: int, seconds: float, seed: int = 0) -> float:
     """Decisions/s of the vector engine alone, random legal actions, ``batch`` games."""
-    from gnome_env.vector import VectorGame
+    from gnome_env.gnoming.vector import VectorGame
 
     vec = VectorGame(batch_size=batch, num_players=[3, 4, 5, 6, 7])
     vec.reset(seed=seed)
@@ -235,8 +235,8 @@ def measure(
     """One PPO run of ``args.updates`` updates; prints and returns its figures."""
     import torch
 
-    from training.config import build_config
-    from training.ppo import PPOConfig, train
+    from training.core.config import build_config
+    from training.gnoming.ppo import PPOConfig, train
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:

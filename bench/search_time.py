@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
     """Per-decision timings of ``spec`` against n-1 compiled Experts."""
-    from agents.expert_kernel import game_decider
-    from agents.registry import make_agent
-    from gnome_env import Game, RulesConfig
-    from gnome_env.encoding import ObservationEncoder
+    from agents.gnoming.expert_kernel import game_decider
+    from agents.gnoming.registry import make_agent
+    from gnome_env.gnoming import Game, RulesConfig
+    from gnome_env.gnoming.encoding import ObservationEncoder
 
     rules = RulesConfig(num_players=n)
     enc = ObservationEncoder(rules)
@@ -77,7 +77,7 @@ def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
 
 def warm_up(agent, rules, enc, expert, seed: int) -> None:
     """Let ``agent`` decide (and search, if it counts searches) at least once."""
-    from gnome_env import Game
+    from gnome_env.gnoming import Game
 
     game = Game(rules, max(seed, 0))
     while not game.is_over:

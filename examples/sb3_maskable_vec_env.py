@@ -31,10 +31,10 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
 import gnome_env  # noqa: F401  (registers gnome_env/GnomingARound-v1)
-from agents.arena import run_arena
-from agents.registry import make_agent
-from agents.sb3_agent import SB3Agent  # the model's most likely legal action
-from gnome_env import RulesConfig
+from agents.gnoming.arena import run_arena
+from agents.gnoming.registry import make_agent
+from agents.gnoming.sb3_agent import SB3Agent  # the model's most likely legal action
+from gnome_env.gnoming import RulesConfig
 
 ENV_ID = "gnome_env/GnomingARound-v1"
 

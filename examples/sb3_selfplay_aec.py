@@ -40,9 +40,9 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.arena import run_arena
-from agents.sb3_agent import SB3Agent  # the model's most likely legal action
-from gnome_env import gnoming_a_round_v1
+from agents.gnoming.arena import run_arena
+from agents.gnoming.sb3_agent import SB3Agent  # the model's most likely legal action
+from gnome_env.gnoming import gnoming_a_round_v1
 
 
 class SelfPlayEnv(gymnasium.Env):

@@ -46,9 +46,9 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import gnome_env
-from agents.arena import run_arena
-from agents.registry import make_agent
-from gnome_env import gnoming_a_round_v1
+from agents.gnoming.arena import run_arena
+from agents.gnoming.registry import make_agent
+from gnome_env.gnoming import gnoming_a_round_v1
 
 NUM_ENVS = 16
 BUFFER_SIZE = 50_000  # transitions of all seats

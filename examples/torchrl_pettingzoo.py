@@ -27,8 +27,8 @@ from torchrl.envs.utils import ExplorationType, check_env_specs, set_exploration
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss
 
-from agents.arena import run_arena
-from gnome_env import gnoming_a_round_v1
+from agents.gnoming.arena import run_arena
+from gnome_env.gnoming import gnoming_a_round_v1
 
 OBS = ("agents", "observation", "observation")  # the env's observation dict minus its mask
 MASK = ("agents", "action_mask")  # legal actions; TorchRL sets non-acting seats' rows to True

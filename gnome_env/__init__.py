@@ -1,71 +1,132 @@
-"""gnome_env: the card game Gnoming A Round (RULES.md R1-R23) as an RL environment.
+"""gnome_env: three card games as reinforcement-learning environments -- Gnoming A Round
+(:mod:`gnome_env.gnoming`), Nerts (:mod:`gnome_env.nerts`) and Ginny-O (:mod:`gnome_env.ginny_o`),
+siblings over one shared core (:mod:`gnome_env.core`), registered in :mod:`gnome_env.registry`.
 
-The engine (:class:`Game`) is pure Python + numpy; its deals come from the project's own
-generator (:mod:`gnome_env.rng`). Start with::
+The top-level names are Gnoming A Round's (the project's first game) and are imported on first
+use, so ``import gnome_env.nerts`` does not import Gnoming::
 
     from gnome_env import Game, RulesConfig
     game = Game(RulesConfig(num_players=5), seed=0)
     while not game.is_over:
         game.apply(game.legal_actions()[0])
     print(game.totals, game.winners())
+
+Modules that moved keep their old paths (``gnome_env.engine`` is ``gnome_env.gnoming.engine``,
+the same module object): :data:`MOVED`, listed in docs/architecture.md.
 """
 
-from gnome_env import actions
-from gnome_env.actions import ACTION_NAMES, NUM_ACTIONS, action_name
-from gnome_env.cards import HAZARD, MULLIGAN, DeckSpec, card_token, parse_card
-from gnome_env.config import RulesConfig
-from gnome_env.engine import Game, Phase, RoundResult, Source
-from gnome_env.records import (
-    RecordError,
-    load_record,
-    read_record,
-    replay,
-    save_record,
-    to_record,
-)
-from gnome_env.scoring import score_layout
-from gnome_env.validate import InvariantError, check_invariants
+from gnome_env.core import moved as _moved
+from gnome_env.core.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
+MOVED: dict[str, str] = {
+    "gnome_env._kernels": "gnome_env.gnoming._kernels",
+    "gnome_env._viewer_page": "gnome_env.gnoming._viewer_page",
+    "gnome_env.actions": "gnome_env.gnoming.actions",
+    "gnome_env.cards": "gnome_env.gnoming.cards",
+    "gnome_env.config": "gnome_env.gnoming.config",
+    "gnome_env.describe": "gnome_env.gnoming.describe",
+    "gnome_env.encoding": "gnome_env.gnoming.encoding",
+    "gnome_env.engine": "gnome_env.gnoming.engine",
+    "gnome_env.gnoming_a_round_v0": "gnome_env.gnoming.gnoming_a_round_v0",
+    "gnome_env.gnoming_a_round_v1": "gnome_env.gnoming.gnoming_a_round_v1",
+    "gnome_env.gym_env": "gnome_env.gnoming.gym_env",
+    "gnome_env.information": "gnome_env.gnoming.information",
+    "gnome_env.infos": "gnome_env.gnoming.infos",
+    "gnome_env.policies": "gnome_env.gnoming.policies",
+    "gnome_env.records": "gnome_env.gnoming.records",
+    "gnome_env.render_image": "gnome_env.gnoming.render_image",
+    "gnome_env.rewards": "gnome_env.gnoming.rewards",
+    "gnome_env.scoring": "gnome_env.gnoming.scoring",
+    "gnome_env.testing": "gnome_env.gnoming.testing",
+    "gnome_env.validate": "gnome_env.gnoming.validate",
+    "gnome_env.vector": "gnome_env.gnoming.vector",
+    "gnome_env.viewer": "gnome_env.gnoming.viewer",
+    "gnome_env.rng": "gnome_env.core.rng",
+    "gnome_env._jit": "gnome_env.core.jit",
+    "gnome_env._draw": "gnome_env.core.draw",
+}
+_moved.install(MOVED)
+
+_EXPORTS = {
+    "actions": "gnome_env.gnoming.actions",
+    "ACTION_NAMES": "gnome_env.gnoming.actions:ACTION_NAMES",
+    "NUM_ACTIONS": "gnome_env.gnoming.actions:NUM_ACTIONS",
+    "action_name": "gnome_env.gnoming.actions:action_name",
+    "HAZARD": "gnome_env.gnoming.cards:HAZARD",
+    "MULLIGAN": "gnome_env.gnoming.cards:MULLIGAN",
+    "DeckSpec": "gnome_env.gnoming.cards:DeckSpec",
+    "card_token": "gnome_env.gnoming.cards:card_token",
+    "parse_card": "gnome_env.gnoming.cards:parse_card",
+    "RulesConfig": "gnome_env.gnoming.config:RulesConfig",
+    "Game": "gnome_env.gnoming.engine:Game",
+    "Phase": "gnome_env.gnoming.engine:Phase",
+    "RoundResult": "gnome_env.gnoming.engine:RoundResult",
+    "Source": "gnome_env.gnoming.engine:Source",
+    "RecordError": "gnome_env.gnoming.records:RecordError",
+    "load_record": "gnome_env.gnoming.records:load_record",
+    "read_record": "gnome_env.gnoming.records:read_record",
+    "replay": "gnome_env.gnoming.records:replay",
+    "save_record": "gnome_env.gnoming.records:save_record",
+    "to_record": "gnome_env.gnoming.records:to_record",
+    "score_layout": "gnome_env.gnoming.scoring:score_layout",
+    "InvariantError": "gnome_env.gnoming.validate:InvariantError",
+    "check_invariants": "gnome_env.gnoming.validate:check_invariants",
+    "_kernels": "gnome_env.gnoming._kernels",
+    "_viewer_page": "gnome_env.gnoming._viewer_page",
+    "cards": "gnome_env.gnoming.cards",
+    "config": "gnome_env.gnoming.config",
+    "describe": "gnome_env.gnoming.describe",
+    "encoding": "gnome_env.gnoming.encoding",
+    "engine": "gnome_env.gnoming.engine",
+    "gnoming_a_round_v0": "gnome_env.gnoming.gnoming_a_round_v0",
+    "gnoming_a_round_v1": "gnome_env.gnoming.gnoming_a_round_v1",
+    "gym_env": "gnome_env.gnoming.gym_env",
+    "information": "gnome_env.gnoming.information",
+    "infos": "gnome_env.gnoming.infos",
+    "policies": "gnome_env.gnoming.policies",
+    "records": "gnome_env.gnoming.records",
+    "render_image": "gnome_env.gnoming.render_image",
+    "rewards": "gnome_env.gnoming.rewards",
+    "scoring": "gnome_env.gnoming.scoring",
+    "testing": "gnome_env.gnoming.testing",
+    "validate": "gnome_env.gnoming.validate",
+    "vector": "gnome_env.gnoming.vector",
+    "viewer": "gnome_env.gnoming.viewer",
+    "rng": "gnome_env.core.rng",
+    "_jit": "gnome_env.core.jit",
+    "_draw": "gnome_env.core.draw",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
 
 def _register() -> None:
-    """Register the environments with PettingZoo's and Gymnasium's registries (by name only)."""
-    try:
-        from pettingzoo import register as register_aec
-    except ImportError:  # PettingZoo without a registry (< 1.27)
-        pass
-    else:
-        import warnings
+    """Register every registered game's envs with PettingZoo's and Gymnasium's registries, by
+    name only (nothing is imported until an env is made)."""
+    import warnings
 
-        with warnings.catch_warnings():  # re-registering on reload is harmless
-            warnings.simplefilter("ignore")
-            register_aec(
-                "aec",
-                "gnome_env/gnoming_a_round_v1",
-                entry_point="gnome_env.gnoming_a_round_v1:env",
-            )
-            register_aec(
-                "parallel",
-                "gnome_env/nerts_v0",
-                entry_point="gnome_env.nerts.nerts_v0:parallel_env",
-            )
-            register_aec(
-                "aec",
-                "gnome_env/ginny_o_v0",
-                entry_point="gnome_env.ginny_o.ginny_o_v0:env",
-            )
+    from gnome_env.registry import games
+
+    try:
+        from pettingzoo import register as register_pettingzoo
+    except ImportError:  # PettingZoo without a registry (< 1.27)
+        register_pettingzoo = None
     try:
         import gymnasium
     except ImportError:  # pragma: no cover - gymnasium is a dependency
-        return
-    # Only v1 is registered: gymnasium.make("gnome_env/GnomingARound-v0") raises Gymnasium's
-    # DeprecatedEnv error, which names v1 (v0 dealt from numpy.random; see gnoming_a_round_v1).
-    if "gnome_env/GnomingARound-v1" not in gymnasium.registry:  # re-import: already there
-        gymnasium.register(
-            id="gnome_env/GnomingARound-v1",
-            entry_point="gnome_env.gym_env:GnomeSingleSeatEnv",
-        )
+        gymnasium = None
+    for spec in games():
+        for entry in spec.registrations:
+            if entry.registry == "gymnasium":
+                # Only v1 of Gnoming is registered: gymnasium.make("gnome_env/GnomingARound-v0")
+                # raises Gymnasium's DeprecatedEnv error, which names v1.
+                if gymnasium is not None and entry.env_id not in gymnasium.registry:
+                    gymnasium.register(id=entry.env_id, entry_point=entry.entry_point)
+            elif register_pettingzoo is not None:
+                with warnings.catch_warnings():  # re-registering on reload is harmless
+                    warnings.simplefilter("ignore")
+                    register_pettingzoo(entry.registry, entry.env_id, entry_point=entry.entry_point)
 
 
 _register()

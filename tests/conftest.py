@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from gnome_env.engine import Game
-from gnome_env.testing import KernelRulesGame
+from gnome_env.gnoming.engine import Game
+from gnome_env.gnoming.testing import KernelRulesGame
 
 TESTS = Path(__file__).resolve().parent
+#: The test folders (tests/core, tests/<game>): a child interpreter imports test modules from them.
+TEST_DIRS = [str(d) for d in sorted(TESTS.iterdir()) if d.is_dir() and d.name[0] not in "._"]
 
 
 def cpu_vendor() -> str:
@@ -38,7 +40,7 @@ def pinned_digest(table: dict[str, str], what: str) -> str:
 
 
 #: The engines every rule test (tests/test_rules_*.py) runs on: the pure-Python reference
-#: and the kernels of gnome_env._kernels (through KernelGame; compiled with numba, or plain
+#: and the kernels of gnome_env.gnoming._kernels (through KernelGame; compiled with numba, or plain
 #: Python under GNOME_NO_NUMBA=1).
 ENGINES = {
     "game": Game,
@@ -49,7 +51,8 @@ ENGINES = {
 @pytest.fixture(params=list(ENGINES))
 def engine(request):
     """The engine a rule test plays on, built like ``Game(config, seed, stacked_decks=...)``:
-    :class:`gnome_env.engine.Game` (id ``game``) or :class:`gnome_env.testing.KernelRulesGame`
+    :class:`gnome_env.gnoming.engine.Game` (id ``game``) or
+    :class:`gnome_env.gnoming.testing.KernelRulesGame`
     (id ``kernel``: Game's API read back from the kernel state after every kernel step)."""
     return ENGINES[request.param]
 
@@ -62,12 +65,12 @@ def run_uncompiled():
 
     def run(module: str, expression: str) -> str:
         code = (
-            "import sys; sys.path.insert(0, sys.argv[1]);"
+            "import sys; sys.path[:0] = sys.argv[1:];"
             "from gnome_env import _kernels as k; assert not k.COMPILED;"
             f"from {module} import *; print({expression})"
         )
         out = subprocess.run(
-            [sys.executable, "-c", code, str(TESTS)],
+            [sys.executable, "-c", code, *TEST_DIRS],
             env=dict(os.environ, GNOME_NO_NUMBA="1"),
             capture_output=True,
             text=True,

@@ -1,4 +1,4 @@
-"""Ginny-O in the shared arena (:mod:`agents.arena_core`): ``run_arena(..., game="ginny_o")``.
+"""Ginny-O in the shared arena (:mod:`agents.core.arena`): ``run_arena(..., game="ginny_o")``.
 
 A Ginny-O *deal* is one game seed: every seat rotation plays ``GinnyGame(config, deal_seed)``,
 so the first player (G12) and the position of every draw in the box (G4: the ``i``-th draw
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.arena_core import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
+from agents.core.arena import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
 from agents.ginny_o.registry import make_ginny_agent
 from gnome_env.ginny_o.config import MAX_PLAYERS, MIN_PLAYERS, GinnyConfig
 from gnome_env.ginny_o.engine import GinnyGame
@@ -89,7 +89,7 @@ def play_ginny_deal(
 
     Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n``; every rotation plays
     ``GinnyGame(config, deal_seed)``. Agents are built fresh per game, seeded by
-    :func:`agents.arena_core.agent_seed_for`. A pure function of its arguments. Each record
+    :func:`agents.core.arena.agent_seed_for`. A pure function of its arguments. Each record
     lists, by lineup entry: ``seats``, ``totals`` (G30 final scores), ``game_scores`` (one
     list per entry holding its final score: the arena's per-unit scores), ``scores``
     (before penalties), ``penalties``, ``ranks`` and ``win_shares``; plus ``rotation``,

@@ -47,8 +47,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import check_policy_header, load_torch_file, policy_payload
-from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
+from agents.core.checkpoint_io import check_policy_header, load_torch_file, policy_payload
+from agents.core.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, SIZE
 from gnome_env.ginny_o.config import MAX_SLOTS, GinnyConfig
@@ -177,7 +177,7 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a Ginny-O policy checkpoint; any problem is a ``ValueError``."""
     data, where = load_torch_file(path)
     check_policy_header(
-        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Ginny-O", "training/ginny_ppo.py"
+        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Ginny-O", "training/ginny_o/ppo.py"
     )
     if data["observation_size"] != OBS_SIZE or data["num_actions"] != NUM_ACTIONS:
         raise ValueError(

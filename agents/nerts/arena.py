@@ -1,4 +1,4 @@
-"""Nerts in the shared arena (:mod:`agents.arena_core`): ``run_arena(..., game="nerts")``.
+"""Nerts in the shared arena (:mod:`agents.core.arena`): ``run_arena(..., game="nerts")``.
 
 A Nerts *deal* is one game seed: every seat rotation plays ``NertsGame(config, deal_seed)``,
 so the decks of every hand (N4) and the priority order of every step (N20: pi depends on the
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.arena_core import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
+from agents.core.arena import ArenaGame, average_ranks, full_rules, play_rotations, win_shares
 from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
 from gnome_env.nerts.engine import NertsGame
@@ -92,7 +92,7 @@ def play_nerts_deal(
 
     Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n``; every rotation plays
     ``NertsGame(config, deal_seed)`` (common deals). Agents are built fresh per game, seeded
-    by :func:`agents.arena_core.agent_seed_for`. A pure function of its arguments. Each
+    by :func:`agents.core.arena.agent_seed_for`. A pure function of its arguments. Each
     record lists, by lineup entry: ``seats``, ``totals``, ``hand_scores`` (one list per
     entry), ``ranks`` and ``win_shares``; plus ``rotation``, ``game_seed``, ``hands``,
     ``steps``, ``end_reasons`` (one per hand) and the final state's ``digest``. Nerts has

@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint_io import check_policy_header, load_torch_file, policy_payload
-from agents.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
+from agents.core.checkpoint_io import check_policy_header, load_torch_file, policy_payload
+from agents.core.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
 from gnome_env.nerts.config import NertsConfig
 
 CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
@@ -92,7 +92,7 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Load and check a Nerts policy checkpoint; any problem is a ``ValueError``."""
     data, where = load_torch_file(path)
     return check_policy_header(
-        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Nerts", "training/nerts_ppo.py"
+        data, where, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "Nerts", "training/nerts/ppo.py"
     )
 
 

@@ -1,7 +1,7 @@
 """Nerts agents by spec string, the names used on the command line (``--lineup greedy,random``).
 
 :func:`make_nerts_agent` is the one place that maps Nerts specs to agent classes, as
-:func:`agents.registry.make_agent` does for Gnoming A Round. A spec is ``name`` or
+:func:`agents.gnoming.registry.make_agent` does for Gnoming A Round. A spec is ``name`` or
 ``name:argument``: ``random`` and ``greedy`` take no argument; ``ppo:PATH`` and
 ``ppo-sample:PATH`` load a learned policy checkpoint (:mod:`agents.nerts.learned`, needs
 torch).

@@ -2,7 +2,7 @@
 
 :class:`GinnyConfig` is a frozen dataclass validated on construction: a bad value raises
 ``ValueError`` naming the field, the value and what is allowed (the checks are the shared
-ones of :mod:`gnome_env.config`). The facts that follow from a config (sets in play, tiles
+ones of :mod:`gnome_env.gnoming.config`). The facts that follow from a config (sets in play, tiles
 in play, the turn cap) are derived here once.
 """
 
@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gnome_env.config import PlainConfig, check_bool, check_int
+from gnome_env.core.config import PlainConfig, check_bool, check_int
 from gnome_env.ginny_o.cards import JOKER, NUM_KINDS
 
 MIN_PLAYERS = 2
@@ -28,7 +28,7 @@ class GinnyConfig(PlainConfig):
     """One validated, immutable set of Ginny-O rule options.
 
     Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy
-    (:class:`gnome_env.config.PlainConfig`).
+    (:class:`gnome_env.gnoming.config.PlainConfig`).
     """
 
     CONFIG_TITLE: ClassVar[str] = "Ginny-O"

@@ -9,7 +9,7 @@ written as its canonical action sequence, and the sequences form a prefix trie w
 children are the legal PLACE / DECLARE / COMMIT ids. An illegal id raises
 :class:`IllegalActionError` (a ``ValueError``) saying why, and changes nothing.
 
-Randomness is the project's own generator (:mod:`gnome_env.rng`): the first player is
+Randomness is the project's own generator (:mod:`gnome_env.core.rng`): the first player is
 ``draw_index(n, GINNY_FIRST, seed)`` (G12) and the ``i``-th draw of the game takes box
 position ``draw_index(len(box), GINNY_DRAW, seed, i)`` (G4); a returned tile is appended
 to the box (its order is hidden and only the draw position matters). Same seed and same
@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gnome_env import rng
+from gnome_env.core import rng
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, Board, row_col
 from gnome_env.ginny_o.cards import JOKER, format_kind, format_tile, penalty_value

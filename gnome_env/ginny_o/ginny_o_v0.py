@@ -157,8 +157,8 @@ Seeding
 -------
 ``reset(seed=s)`` (``s`` in 0 .. 2**63 - 1) plays ``GinnyGame(config, s)``, and fixes every
 later unseeded reset: game ``e`` after it (e = 1, 2, ...) has seed
-``gnome_env.rng.game_stream(s, 0, e, 1)[0]``. An unseeded reset before any seed draws ``s``
-from ``gnome_env.rng.entropy_seed()``. All randomness (G4, G12) is the project's own
+``gnome_env.core.rng.game_stream(s, 0, e, 1)[0]``. An unseeded reset before any seed draws ``s``
+from ``gnome_env.core.rng.entropy_seed()``. All randomness (G4, G12) is the project's own
 generator. ``env.game_seed`` is the current game's seed.
 
 Positions
@@ -182,7 +182,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gnome_env import rng
+from gnome_env.core import rng
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import MAX_PLAYERS, GinnyConfig

@@ -1,6 +1,6 @@
 """Ginny-O ``render_mode="rgb_array"``: the board and one seat's rack as a uint8 (H, W, 3) array.
 
-Drawn with numpy alone, with the primitives and the 3x5 pixel font of :mod:`gnome_env._draw`
+Drawn with numpy alone, with the primitives and the 3x5 pixel font of :mod:`gnome_env.core.draw`
 (as the Gnoming and Nerts pictures; no graphics library is needed). Everything is drawn
 from one seat's :class:`~gnome_env.ginny_o.information.GinnyView` (G17), so the picture
 shows that seat's rack and never another's.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gnome_env._draw import (
+from gnome_env.core.draw import (
     ADVANCE,
     DIM,
     FACE,
@@ -94,7 +94,7 @@ _EXTRA_GLYPHS = {
 
 
 def _text(img: np.ndarray, y: int, x: int, text: str, colour: tuple[int, int, int]) -> None:
-    """:func:`gnome_env._draw.draw_text`, plus the glyphs of :data:`_EXTRA`."""
+    """:func:`gnome_env.core.draw.draw_text`, plus the glyphs of :data:`_EXTRA`."""
     for i, ch in enumerate(text):
         x0 = x + i * ADVANCE
         glyph = _EXTRA_GLYPHS.get(ch)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gnome_env.config import PlainConfig, check_bool, check_int
+from gnome_env.core.config import PlainConfig, check_bool, check_int
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # N3: the action table is sized for six (N36)
@@ -24,7 +24,7 @@ class NertsConfig(PlainConfig):
     """One validated, immutable set of Nerts rule options (the variants of RULES-nerts.md).
 
     Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy
-    (:class:`gnome_env.config.PlainConfig`).
+    (:class:`gnome_env.gnoming.config.PlainConfig`).
     """
 
     CONFIG_TITLE: ClassVar[str] = "Nerts"

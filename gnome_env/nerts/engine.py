@@ -14,7 +14,7 @@ Decision API (integer seats 0..P-1):
   raises ``ValueError`` and changes nothing (not even the step counter);
 * ``game.next_hand()`` after ``hand_over``; ``game.winners()`` once ``game_over``.
 
-Randomness (N4) comes only from the project's keyed generator :mod:`gnome_env.rng`: seat
+Randomness (N4) comes only from the project's keyed generator :mod:`gnome_env.core.rng`: seat
 ``s``'s deck in hand ``h`` is ``rng.permutation(52 + jokers, NERTS_DEAL, seed, h, s)`` of the
 canonical deck (ids ascending, top card first), and step ``k`` (0-based within the hand)
 draws ``pi = rng.permutation(P, NERTS_PRIORITY, seed, h, k)`` whatever the actions are.
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gnome_env import rng
+from gnome_env.core import rng
 from gnome_env.nerts.actions import (
     CALL,
     RECYCLE,

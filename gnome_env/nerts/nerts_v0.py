@@ -176,7 +176,7 @@ Seeding
 -------
 ``reset(seed=s)`` (``s`` in ``0 .. 2**63 - 1``) plays ``NertsGame(config, seed=s)``: the same
 deals and priority orders as the engine with that seed (N4: the project's keyed generator
-:mod:`gnome_env.rng`; nothing depends on ``numpy.random`` or ``random``). Each later
+:mod:`gnome_env.core.rng`; nothing depends on ``numpy.random`` or ``random``). Each later
 unseeded reset starts the next game of that seed's stream: game ``e = 1, 2, ...`` has the
 seed ``rng.game_stream(s, 0, e, 1)[0]``. An unseeded first reset draws ``s`` from the
 operating system (``rng.entropy_seed()``). So a seed fixes every later episode too, as in
@@ -216,7 +216,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
 
-from gnome_env import rng
+from gnome_env.core import rng
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
 from gnome_env.nerts.engine import END_BLOCKED, END_CAP, END_NERTS, NertsGame, StepResult

@@ -1,7 +1,7 @@
 """Nerts ``render_mode="rgb_array"``: a picture of the table as a uint8 (H, W, 3) numpy array.
 
 Drawn with numpy alone, with the drawing primitives and the 3x5 pixel font of
-:mod:`gnome_env.render_image`. It is a spectator's view drawn from a :class:`NertsView`
+:mod:`gnome_env.gnoming.render_image`. It is a spectator's view drawn from a :class:`NertsView`
 (public information, N34): face-down cards are backs, never their values.
 
 Picture (the frame size depends only on the config -- players, work piles, jokers --
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gnome_env._draw import (
+from gnome_env.core.draw import (
     BACK,
     BACK_FRAME,
     CARD_H,

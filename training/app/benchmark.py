@@ -11,7 +11,7 @@ with the same random-legal-action loop everywhere:
   observation and action sizes, bare and behind PettingZoo's standard wrappers
   (``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(...)))``): what any AEC env can reach
   in this loop;
-* the vector engine (:mod:`gnome_env.vector`) at several batch sizes: decisions/s with
+* the vector engine (:mod:`gnome_env.gnoming.vector`) at several batch sizes: decisions/s with
   compact observations and masks, and its peak memory (``tracemalloc``, numpy buffers
   included) at the largest batch.
 
@@ -36,8 +36,8 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gnome_env import Game, RulesConfig, actions
-from gnome_env import gnoming_a_round_v1 as gnome_aec
+from gnome_env.gnoming import Game, RulesConfig, actions
+from gnome_env.gnoming import gnoming_a_round_v1 as gnome_aec
 
 DEFAULT_BATCHES = (1, 64, 1024, 4096)
 
@@ -186,7 +186,7 @@ def vector_decisions_per_s(
     allocation, so it is not used while timing): the peak of everything allocated from
     building the engine through 20 steps, numpy arrays included.
     """
-    from gnome_env.vector import VectorGame
+    from gnome_env.gnoming.vector import VectorGame
 
     rng = np.random.default_rng(seed)
     games = VectorGame(RulesConfig(), batch_size=batch, num_players=num_players)

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gnome_env import Game, RulesConfig, save_record
-from training.config import ArgumentParser
+from gnome_env.gnoming import Game, RulesConfig, save_record
+from training.core.config import ArgumentParser
 
 #: The games ``gnome demo``, ``gnome eval`` and ``gnome play`` play (``--game``), with their
 #: seat ranges and default seat counts.
@@ -148,7 +148,7 @@ def _demo(args: argparse.Namespace) -> int:
         return _demo_ginny(args)
     import numpy as np
 
-    from agents.human import format_round_result, format_winners
+    from agents.gnoming.human import format_round_result, format_winners
 
     config = RulesConfig(num_players=args.players)
     game = Game(config, seed=args.seed)
@@ -264,7 +264,7 @@ def _demo_ginny(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: a human seat against agent opponents (stdin/stdout)."""
     from agents import known_specs
-    from agents.human import make_opponents, play_interactive
+    from agents.gnoming.human import make_opponents, play_interactive
 
     parser: argparse.ArgumentParser = args.parser
     if args.game == "nerts":
@@ -419,8 +419,8 @@ def _check_run_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) 
 
 def _eval(args: argparse.Namespace) -> int:
     """Play a lineup of agents over many rotated, common deals and print the arena table."""
-    from agents.arena import prepare_save_dir, run_arena
-    from agents.registry import known_specs, make_agent
+    from agents.gnoming.arena import prepare_save_dir, run_arena
+    from agents.gnoming.registry import known_specs, make_agent
 
     _check_game_options(args, "eval")
     if args.game == "nerts":
@@ -525,7 +525,7 @@ def _eval_plugged_game(
 ) -> int:
     """``gnome eval`` for a game other than Gnoming: check the lineup (``label`` names the
     game's specs in messages) and the run flags, run the shared arena, print and write."""
-    from agents.arena import run_arena
+    from agents.gnoming.arena import run_arena
 
     parser: argparse.ArgumentParser = args.parser
     n = args.players
@@ -644,7 +644,7 @@ def _add_ginny_options(parser: argparse.ArgumentParser, max_turns: bool) -> None
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
-    from agents.registry import known_specs
+    from agents.gnoming.registry import known_specs
 
     parser = ArgumentParser(prog="gnome", description="Gnoming A Round RL environment")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -829,7 +829,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "distill",
         add_help=False,
-        help="rollout-distilled policy (training/qdistill.py: gnome distill --config "
+        help="rollout-distilled policy (training/gnoming/qdistill.py: gnome distill --config "
         "configs/qdistill.yaml; gnome distill --help for every option)",
     )
     from training.app.replay_cmd import add_parser as add_replay_parser
@@ -857,7 +857,7 @@ def _config_trainer(argv: list[str]) -> str | None:
         path = str(saved) if saved.is_file() else None
     if path is None:
         return None
-    from training.config import ConfigError, read_yaml
+    from training.core.config import ConfigError, read_yaml
 
     try:
         value = read_yaml(path).get("trainer")
@@ -893,20 +893,22 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # training has its own parser (one option per config field)
         trainer = _config_trainer(argv[1:])
-        if trainer == "qdistill":  # a config with ``trainer: qdistill`` (training/qdistill.py)
-            from training.qdistill import main as distill_main
+        if (
+            trainer == "qdistill"
+        ):  # a config with ``trainer: qdistill`` (training/gnoming/qdistill.py)
+            from training.gnoming.qdistill import main as distill_main
 
             return distill_main(argv[1:])
-        if trainer == "search_distill":  # expert iteration (training/search_distill.py)
-            from training.search_distill import main as exit_main
+        if trainer == "search_distill":  # expert iteration (training/gnoming/search_distill.py)
+            from training.gnoming.search_distill import main as exit_main
 
             return exit_main(argv[1:])
-        if trainer == "nerts_ppo":  # ``trainer: nerts_ppo`` (training/nerts_ppo.py)
-            from training.nerts_ppo import main as nerts_main
+        if trainer == "nerts_ppo":  # ``trainer: nerts_ppo`` (training/nerts/ppo.py)
+            from training.nerts.ppo import main as nerts_main
 
             return nerts_main(argv[1:])
-        if trainer == "ginny_ppo":  # ``trainer: ginny_ppo`` (training/ginny_ppo.py)
-            from training.ginny_ppo import main as ginny_main
+        if trainer == "ginny_ppo":  # ``trainer: ginny_ppo`` (training/ginny_o/ppo.py)
+            from training.ginny_o.ppo import main as ginny_main
 
             return ginny_main(argv[1:])
         if trainer is not None:
@@ -917,11 +919,11 @@ def _main(argv: list[str] | None) -> int:
                 file=sys.stderr,
             )
             return 2
-        from training.ppo import main as train_main
+        from training.gnoming.ppo import main as train_main
 
         return train_main(argv[1:])
     if argv[:1] == ["distill"]:  # as train: its own parser
-        from training.qdistill import main as distill_main
+        from training.gnoming.qdistill import main as distill_main
 
         return distill_main(argv[1:])
     args = build_parser().parse_args(argv)

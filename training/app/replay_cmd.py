@@ -1,6 +1,6 @@
 """``gnome replay RECORD.json``: a game record as an HTML replay, a GIF or an MP4.
 
-The page and the pictures come from :mod:`gnome_env.viewer`; this module adds what needs
+The page and the pictures come from :mod:`gnome_env.gnoming.viewer`; this module adds what needs
 the agents: the action probabilities of learned agents named in the record's ``meta``
 (``--probs``) and another agent's choice at every decision (``--compare SPEC``).
 """
@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gnome_env import RecordError, read_record, replay
-from gnome_env.engine import Game
+from gnome_env.gnoming import RecordError, read_record, replay
+from gnome_env.gnoming.engine import Game
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -61,8 +61,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def _agent_choices(game: Game, spec: str, seats: list[int] | None) -> dict[int, Any]:
     """step -> the agent (built from ``spec``) at every decision of ``seats`` (None: all):
     its action probabilities if it has ``distribution`` else its chosen action."""
-    from agents.registry import make_agent
-    from gnome_env.encoding import ObservationEncoder
+    from agents.gnoming.registry import make_agent
+    from gnome_env.gnoming.encoding import ObservationEncoder
 
     agent = make_agent(spec, 0, game.config)
     encoder = ObservationEncoder(game.config)
@@ -108,7 +108,7 @@ def learned_probabilities(
 
 def run(args: argparse.Namespace) -> int:
     """``gnome replay``: check every option first, then write what was asked for."""
-    from gnome_env import viewer as R
+    from gnome_env.gnoming import viewer as R
 
     parser: argparse.ArgumentParser = args.parser
     if not (args.html or args.gif or args.mp4):

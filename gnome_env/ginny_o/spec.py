@@ -1,0 +1,30 @@
+"""Ginny-O's descriptor (see :mod:`gnome_env.core.spec` and docs/architecture.md)."""
+
+from gnome_env.core.spec import GameSpec, Registration, ShippedPolicy
+
+SPEC = GameSpec(
+    name="ginny_o",
+    title="Ginny-O",
+    api="aec",
+    min_players=2,
+    max_players=4,
+    default_players=2,
+    config="gnome_env.ginny_o.config:GinnyConfig",
+    envs={"aec": "gnome_env.ginny_o.ginny_o_v0:env"},
+    registrations=(
+        Registration("aec", "gnome_env/ginny_o_v0", "gnome_env.ginny_o.ginny_o_v0:env"),
+    ),
+    bots=("random", "greedy", "heuristic"),
+    make_agent="agents.ginny_o.registry:make_ginny_agent",
+    known_specs="agents.ginny_o.registry:known_ginny_specs",
+    arena="agents.ginny_o.arena:GINNY_ARENA",
+    trainers={"ginny_ppo": "training.ginny_o.ppo:main"},
+    shipped=(
+        ShippedPolicy(
+            "ginny_ppo",
+            "ppo:agents/policies/ginny_ppo/policy.pt",
+            "loses to greedy: 0.405 of 2-player and 0.165 of 4-player games (docs/ginny_o.md)",
+        ),
+    ),
+    docs="docs/ginny_o.md",
+)

@@ -1,0 +1,34 @@
+"""Nerts's descriptor (see :mod:`gnome_env.core.spec` and docs/architecture.md)."""
+
+from gnome_env.core.spec import GameSpec, Registration, ShippedPolicy
+
+SPEC = GameSpec(
+    name="nerts",
+    title="Nerts",
+    api="parallel",
+    min_players=2,
+    max_players=6,
+    default_players=4,
+    config="gnome_env.nerts.config:NertsConfig",
+    envs={
+        "parallel": "gnome_env.nerts.nerts_v0:parallel_env",
+        "aec": "gnome_env.nerts.nerts_v0:env",
+    },
+    registrations=(
+        Registration("parallel", "gnome_env/nerts_v0", "gnome_env.nerts.nerts_v0:parallel_env"),
+    ),
+    bots=("random", "greedy"),
+    make_agent="agents.nerts.registry:make_nerts_agent",
+    known_specs="agents.nerts.registry:known_nerts_specs",
+    arena="agents.nerts.arena:NERTS_ARENA",
+    trainers={"nerts_ppo": "training.nerts.ppo:main"},
+    shipped=(
+        ShippedPolicy(
+            "nerts_ppo",
+            "ppo:agents/policies/nerts_ppo/policy.pt",
+            "loses to greedy: 0.293 of 2-player and 0.168 of 4-player one-hand games "
+            "(docs/nerts.md)",
+        ),
+    ),
+    docs="docs/nerts.md",
+)

@@ -1,0 +1,684 @@
+"""PPO for Ginny-O on the PettingZoo AEC env ``ginny_o_v0``: one file, read top to bottom.
+
+CleanRL's PPO (clipped objective, GAE, advantage normalisation per minibatch, no value
+clipping, orthogonal init, Adam with eps 1e-5, gradient-norm clipping), with what a
+turn-based game played as atomic steps needs:
+
+* **parameter sharing**: one network (:class:`agents.ginny_o.learned.GinnyPolicyNetwork`)
+  plays every learner seat of every environment;
+* **opponents**, cycled over the environments: ``random`` -- seat 0 is the learner and the
+  other seats play uniformly random legal ids (the arena's ``random``); ``self`` -- every
+  seat is the learner and every seat's decisions are trained on. Environment ``e`` has
+  ``players[e % len(players)]`` seats and opponents
+  ``opponents[(e // len(players)) % len(opponents)]``, so every pairing occurs;
+* **a turn is several steps of one seat, and rewards arrive late**: each (environment, seat)
+  is one *stream* -- that seat's own decisions, in order, whoever acted in between. The
+  reward of a decision is everything the env pays that seat from the decision up to the
+  seat's next one (with ``reward: score`` the end of its own turn pays its points, the
+  opponents' turns pay minus theirs; with ``reward: rank`` only the game's end pays). GAE
+  runs along each stream (``gamma``, ``gae_lambda`` per decision); a decision that ends the
+  seat's game is terminal. A seat's last decision of a rollout whose game is still going is
+  not trained on (its return is not known yet): it only bootstraps the one before it.
+  Rewards that belong to no trained decision (paid before the seat's first decision of a
+  game, or after its untrained last decision of a rollout) are dropped;
+* **action masks**: illegal logits are -1e9, so a sampled action is always legal and the
+  entropy runs over legal actions only.
+
+``reward`` is the env's option: ``score`` (dense, zero-sum: own points minus the opponents'
+mean per turn, / 100, rack penalties at the end; over a game it sums to the final score
+margin) or ``rank`` (terminal, zero-sum, +-1 for a 2-player win or loss). The shipped
+baseline uses ``score``: it learned faster than ``rank`` in the comparison of
+``docs/ginny_o_baseline.md``.
+
+A training step is one learner decision; ``total_steps`` counts them. Every random draw
+comes from explicit generators seeded from ``seed`` (each game's seed, the opponents' and
+the learner's action draws, the minibatch order, the init), so a run with one torch thread
+on CPU repeats exactly. Every ``checkpoint_interval`` updates ``checkpoint.pt`` is written
+(atomically): weights, optimizer, generator states, counters, log, and the games in
+progress as (game seed, actions so far) -- the env replays them on ``--resume DIR``, which
+continues the run exactly as if it had not stopped (``--stop_after N`` stops after update
+N, as if killed there). ``policy.pt`` (weights only, about 2 MB) is written at the end.
+
+At the end the final policy (its most likely action) plays the arena
+(``run_arena(..., game="ginny_o")``) against n-1 ``random`` and n-1 ``greedy`` at each player
+count, and the table is printed and saved in ``summary.json``. Run: ``gnome train --config
+configs/ginny_ppo.yaml`` (or ``python -m training.ginny_o.ppo --config ...``); ``--help``
+lists every field. ``--eval_policy PATH`` plays only the arena table for a saved policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.core.config import (
+    ArgumentParser,
+    ConfigError,
+    add_field_arguments,
+    build_config,
+    check_at_least,
+    overrides_from_args,
+    read_yaml,
+    resume_config,
+    to_dict,
+    to_yaml,
+)
+
+OPPONENTS = ("random", "self")
+RECENT_GAMES = 100  # training games the log's win rates and scores are taken over
+REWARDS = ("score", "rank")
+#: Fields a ``--resume`` may change (how long to run, how to evaluate); the rest must match.
+RESUME_OVERRIDABLE = frozenset(
+    {"total_steps", "output_dir", "eval_games", "eval_seed", "workers", "checkpoint_interval"}
+)
+
+
+@dataclass
+class GinnyPPOConfig:
+    """Settings of a Ginny-O PPO run (see the module docstring)."""
+
+    trainer: str = field(default="ginny_ppo", metadata={"help": "must be ginny_ppo"})
+    seed: int = field(default=1, metadata={"help": "run seed (games, sampling, init, order)"})
+    output_dir: str = field(default="runs/ginny_ppo", metadata={"help": "where policy.pt goes"})
+    players: list[int] = field(
+        default_factory=lambda: [2, 4],
+        metadata={"help": "player count of each env, cycled over the envs (2..4)"},
+    )
+    opponents: list[str] = field(
+        default_factory=lambda: ["random"],
+        metadata={"help": "random or self per env, cycled over the envs (see docstring)"},
+    )
+    reward: str = field(default="score", metadata={"help": "the env's reward: score or rank"})
+    num_envs: int = field(default=8, metadata={"help": "environments stepped side by side"})
+    num_steps: int = field(default=64, metadata={"help": "learner decisions per env per update"})
+    total_steps: int = field(default=200_000, metadata={"help": "learner decisions in all"})
+    learning_rate: float = field(default=2.5e-4, metadata={"help": "Adam learning rate"})
+    anneal_lr: bool = field(default=True, metadata={"help": "linearly decay the rate to 0"})
+    gamma: float = field(default=0.99, metadata={"help": "discount per decision of a seat"})
+    gae_lambda: float = field(default=0.95, metadata={"help": "GAE lambda"})
+    update_epochs: int = field(default=4, metadata={"help": "passes over each rollout"})
+    num_minibatches: int = field(default=4, metadata={"help": "minibatches per pass"})
+    clip_coef: float = field(default=0.2, metadata={"help": "PPO clip range"})
+    ent_coef: float = field(default=0.01, metadata={"help": "entropy bonus"})
+    vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
+    max_grad_norm: float = field(default=0.5, metadata={"help": "gradient-norm clip"})
+    hidden: list[int] = field(
+        default_factory=lambda: [256, 256], metadata={"help": "trunk MLP sizes"}
+    )
+    channels: int = field(default=16, metadata={"help": "board conv channels"})
+    embedding: int = field(default=32, metadata={"help": "slot/cell embedding size (PLACE)"})
+    checkpoint_interval: int = field(
+        default=10, metadata={"help": "write checkpoint.pt every this many updates"}
+    )
+    eval_games: int = field(
+        default=200, metadata={"help": "arena games per row at the end (0: none)"}
+    )
+    eval_seed: int = field(default=7, metadata={"help": "arena seed of the final table"})
+    workers: int = field(default=1, metadata={"help": "arena worker processes"})
+    torch_threads: int = field(default=1, metadata={"help": "torch threads"})
+
+    def validate(self) -> None:
+        """Raise ConfigError naming a bad field, its value and what is allowed."""
+        if self.trainer != "ginny_ppo":
+            raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be ginny_ppo")
+        if not self.players or any(not 2 <= p <= 4 for p in self.players):
+            raise ConfigError(f"players={self.players!r} is not allowed: a non-empty list of 2..4")
+        if not self.opponents or any(o not in OPPONENTS for o in self.opponents):
+            raise ConfigError(
+                f"opponents={self.opponents!r} is not allowed: a non-empty list of {OPPONENTS}"
+            )
+        if self.reward not in REWARDS:
+            raise ConfigError(f"reward={self.reward!r} is not allowed: one of {REWARDS}")
+        for name in ("num_envs", "num_steps", "total_steps", "update_epochs", "num_minibatches"):
+            check_at_least(name, getattr(self, name), 1)
+        for name in ("torch_threads", "workers", "checkpoint_interval", "channels", "embedding"):
+            check_at_least(name, getattr(self, name), 1)
+        check_at_least("eval_games", self.eval_games, 0)
+        check_at_least("num_steps", self.num_steps, 2)  # a stream needs 2 decisions to train
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ConfigError(
+                f"hidden={self.hidden!r} is not allowed: a non-empty list of sizes >= 1"
+            )
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef"):
+            value = getattr(self, name)
+            if not 0 < value <= 1:
+                raise ConfigError(f"{name}={value!r} is not allowed: must be in (0, 1]")
+        for name in ("ent_coef", "vf_coef", "max_grad_norm"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 0")
+
+    @property
+    def steps_per_update(self) -> int:
+        """Learner decisions per update (``num_envs x num_steps``)."""
+        return self.num_envs * self.num_steps
+
+    @property
+    def num_updates(self) -> int:
+        """Updates in the run (at least 1)."""
+        return max(1, self.total_steps // self.steps_per_update)
+
+
+# ---------------------------------------------------------------------- the games
+class Tables:
+    """The ``num_envs`` environments, who plays each seat, and their game counters.
+
+    A game is identified by its seed (``derive_seed(GAME, seed, env, game index)``) and its
+    actions so far (``game.log``): :meth:`state` / :meth:`load_state` save and replay them.
+    """
+
+    def __init__(self, cfg: GinnyPPOConfig) -> None:
+        from gnome_env.ginny_o.ginny_o_v0 import raw_env
+
+        self.cfg = cfg
+        self.envs = [
+            raw_env(players=cfg.players[e % len(cfg.players)], reward=cfg.reward)
+            for e in range(cfg.num_envs)
+        ]
+        self.counts = [env.config.players for env in self.envs]
+        self.opponents = [
+            cfg.opponents[(e // len(cfg.players)) % len(cfg.opponents)] for e in range(cfg.num_envs)
+        ]
+        #: learner[e][seat]: the network plays (and learns from) this seat
+        self.learner = [
+            [o == "self" or s == 0 for s in range(n)]
+            for o, n in zip(self.opponents, self.counts, strict=True)
+        ]
+        self.games_started = [0] * cfg.num_envs
+
+    def game_seed(self, e: int, index: int) -> int:
+        """The seed of game ``index`` of environment ``e``."""
+        from gnome_env.core import rng as grng
+
+        return grng.derive_seed(grng.GAME, self.cfg.seed, e, index)
+
+    def new_game(self, e: int) -> None:
+        """Start the next game of environment ``e``."""
+        self.envs[e].reset(seed=self.game_seed(e, self.games_started[e]))
+        self.games_started[e] += 1
+
+    def acting(self, e: int) -> int:
+        """The seat to act in environment ``e``."""
+        return self.envs[e].game.current
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the games: counters, seeds and actions so far."""
+        return {
+            "games_started": list(self.games_started),
+            "game_seeds": [int(env.game.seed) for env in self.envs],
+            "actions": [[int(a) for _, a in env.game.log] for env in self.envs],
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Replay the saved games through the env (same seeds, same actions)."""
+        self.games_started = [int(x) for x in state["games_started"]]
+        for env, seed, actions in zip(
+            self.envs, state["game_seeds"], state["actions"], strict=True
+        ):
+            env.reset(seed=int(seed))
+            for a in actions:
+                env.step(int(a))
+
+
+def random_legal(mask: np.ndarray, gen: np.random.Generator) -> int:
+    """A uniformly random legal id of ``mask`` (the arena's ``random`` bot's rule)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[gen.integers(len(legal))])
+
+
+# ---------------------------------------------------------------------- training
+def train(
+    cfg: GinnyPPOConfig, resume_from: dict[str, Any] | None = None, stop_after: int | None = None
+) -> dict[str, Any]:
+    """Run (or continue) PPO; write ``checkpoint.pt``, ``policy.pt``, ``config.yaml`` and
+    ``summary.json``; return the summary. ``stop_after`` stops after that many updates in
+    all (a checkpoint is written, nothing else), as if the run were killed there."""
+    import torch
+
+    from agents.ginny_o.learned import (
+        GinnyPolicyNetwork,
+        checkpoint_payload,
+        write_checkpoint,
+    )
+    from gnome_env.ginny_o.config import GinnyConfig
+
+    torch.set_num_threads(cfg.torch_threads)
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(to_yaml(cfg))
+    tables = Tables(cfg)
+    envs, learner = tables.envs, tables.learner
+    E, T = cfg.num_envs, cfg.num_steps
+    gen = torch.Generator().manual_seed(cfg.seed)
+    net = GinnyPolicyNetwork(cfg.hidden, channels=cfg.channels, embedding=cfg.embedding)
+    net.reset_parameters(gen)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    act_rng = np.random.default_rng([cfg.seed, 1])  # learner and opponents' actions
+    first_update, env_steps, elapsed = 0, 0, 0.0
+    history: list[dict[str, Any]] = []
+    finished: list[dict[str, Any]] = []  # the latest RECENT_GAMES training games
+    counters = {"games": 0}
+    if resume_from is None:
+        for e in range(E):
+            tables.new_game(e)
+    else:
+        t = resume_from["training"]
+        net.load_state_dict(resume_from["state_dict"])
+        opt.load_state_dict(t["optimizer"])
+        gen.set_state(t["torch_generator"])
+        act_rng.bit_generator.state = t["act_rng"]
+        tables.load_state(t["tables"])
+        first_update, env_steps = int(t["updates"]), int(t["env_steps"])
+        elapsed = float(t["seconds"])
+        history, finished = json.loads(t["history"]), json.loads(t["finished"])
+        counters["games"] = int(t["games"])
+
+    obs_size, n_actions = net.observation_size, net.num_actions
+    b_obs = np.zeros((T, E, obs_size), np.float32)
+    b_mask = np.zeros((T, E, n_actions), bool)
+    b_act = np.zeros((T, E), np.int64)
+    b_logp = np.zeros((T, E), np.float32)
+    b_val = np.zeros((T, E), np.float32)
+    b_rew = np.zeros((T, E), np.float32)
+    b_done = np.zeros((T, E), bool)  # the decision ended its seat's game
+    b_seat = np.zeros((T, E), np.int64)
+    updates = cfg.num_updates
+    start = time.perf_counter()
+
+    def seconds() -> float:
+        return round(elapsed + time.perf_counter() - start, 1)
+
+    def snapshot(updates_done: int) -> dict[str, Any]:
+        training = {
+            "config": to_dict(cfg),
+            "updates": updates_done,
+            "env_steps": env_steps,
+            "seconds": seconds(),
+        }
+        return checkpoint_payload(net, GinnyConfig(), training)
+
+    def save_checkpoint(updates_done: int) -> None:
+        payload = snapshot(updates_done)
+        payload["training"].update(
+            optimizer=opt.state_dict(),
+            torch_generator=gen.get_state(),
+            act_rng=act_rng.bit_generator.state,
+            tables=tables.state(),
+            history=json.dumps(history),
+            finished=json.dumps(finished),
+            games=counters["games"],
+        )
+        write_checkpoint(payload, out / "checkpoint.pt")
+
+    # open_row[e][seat]: rollout row of that seat's latest decision whose reward is still
+    # being summed (-1: none in this rollout)
+    open_row = [[-1] * n for n in tables.counts]
+
+    def step_env(e: int, action: int) -> None:
+        """Step environment ``e``; pay the rewards into the open rows; restart a game over."""
+        env = envs[e]
+        env.step(action)
+        for seat, agent in enumerate(env.possible_agents):
+            row = open_row[e][seat]
+            if row >= 0:
+                b_rew[row, e] += env.rewards.get(agent, 0.0)
+        game = env.game
+        if game.game_over:
+            for seat, row in enumerate(open_row[e]):
+                if row >= 0:
+                    b_done[row, e] = True
+                    open_row[e][seat] = -1
+            finished.append(game_summary(game, learner[e], tables.opponents[e]))
+            del finished[:-RECENT_GAMES]
+            counters["games"] += 1
+            tables.new_game(e)
+
+    for update in range(first_update, updates):
+        if cfg.anneal_lr:
+            opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / updates)
+        t_roll = time.perf_counter()
+        for rows in open_row:
+            rows[:] = [-1] * len(rows)
+        b_rew[:] = 0.0
+        b_done[:] = False
+        for t in range(T):
+            for e in range(E):  # opponents act until a learner seat is to act
+                while not learner[e][tables.acting(e)]:
+                    seat = tables.acting(e)
+                    mask = envs[e].observe(envs[e].possible_agents[seat])["action_mask"]
+                    step_env(e, random_legal(mask, act_rng))
+            for e in range(E):
+                seat = tables.acting(e)
+                o = envs[e].observe(envs[e].possible_agents[seat])
+                b_obs[t, e] = o["observation"]
+                b_mask[t, e] = o["action_mask"].astype(bool)
+                b_seat[t, e] = seat
+            with torch.no_grad():
+                logits, value = net(torch.as_tensor(b_obs[t]), torch.as_tensor(b_mask[t]))
+                logp_all = torch.log_softmax(logits, -1).numpy()
+            # Gumbel-max sampling from our own generator (never torch's global one)
+            u = act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)
+            actions = np.where(b_mask[t], logp_all - np.log(-np.log(u)), -np.inf).argmax(1)
+            b_act[t] = actions
+            b_logp[t] = logp_all[np.arange(E), actions]
+            b_val[t] = value.numpy()
+            for e in range(E):
+                open_row[e][b_seat[t, e]] = t
+                step_env(e, int(actions[e]))
+            env_steps += E
+        adv, valid = stream_advantages(b_rew, b_val, b_done, b_seat, cfg.gamma, cfg.gae_lambda)
+        ret = adv + b_val
+        t_upd = time.perf_counter()
+        stats = ppo_update(
+            net, opt, gen, cfg,
+            b_obs.reshape(T * E, -1), b_mask.reshape(T * E, -1), b_act.reshape(-1),
+            b_logp.reshape(-1), adv.reshape(-1), ret.reshape(-1), valid.reshape(-1),
+        )  # fmt: skip
+        row = {
+            "update": update + 1,
+            "env_steps": env_steps,
+            "seconds": seconds(),
+            "rollout_s": round(t_upd - t_roll, 2),
+            "update_s": round(time.perf_counter() - t_upd, 2),
+            "lr": opt.param_groups[0]["lr"],
+            **stats,
+            "games": counters["games"],
+            **recent_figures(finished),
+        }
+        history.append(row)
+        print(json.dumps(row), flush=True)
+        done_all = update + 1 == updates
+        if (update + 1) % cfg.checkpoint_interval == 0 or done_all:
+            save_checkpoint(update + 1)
+        if stop_after is not None and update + 1 >= stop_after and not done_all:
+            save_checkpoint(update + 1)
+            return {"stopped_after": update + 1}
+    payload = snapshot(updates)
+    write_checkpoint(payload, out / "policy.pt")
+    summary: dict[str, Any] = {
+        "config": to_dict(cfg),
+        "env_steps": env_steps,
+        "games": counters["games"],
+        "seconds": seconds(),
+        "history": history,
+    }
+    if cfg.eval_games > 0:
+        summary["arena"] = evaluate(out / "policy.pt", cfg)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def stream_advantages(
+    rew: np.ndarray,
+    val: np.ndarray,
+    done: np.ndarray,
+    seat: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each (environment, seat) stream of a ``[T, E]`` rollout.
+
+    Row ``t`` of column ``e`` is one decision of seat ``seat[t, e]``; its successor is that
+    seat's next row in the column. A decision with ``done`` is terminal; the last decision
+    of a seat with no successor and no ``done`` is not valid (it bootstraps its
+    predecessor with its value). Returns ``(advantages, valid)``.
+    """
+    T, E = rew.shape
+    adv = np.zeros((T, E), np.float32)
+    valid = np.zeros((T, E), bool)
+    for e in range(E):
+        next_value: dict[int, float] = {}  # seat -> value of its successor decision
+        next_adv: dict[int, float] = {}
+        for t in reversed(range(T)):
+            s = int(seat[t, e])
+            if done[t, e]:
+                a = rew[t, e] - val[t, e]
+            elif s in next_value:
+                delta = rew[t, e] + gamma * next_value[s] - val[t, e]
+                a = delta + gamma * lam * next_adv[s]
+            else:  # open at the end of the rollout: bootstrap only
+                next_value[s], next_adv[s] = float(val[t, e]), 0.0
+                continue
+            adv[t, e], valid[t, e] = a, True
+            next_value[s], next_adv[s] = float(val[t, e]), float(a)
+    return adv, valid
+
+
+def ppo_update(
+    net: Any,
+    opt: Any,
+    gen: Any,
+    cfg: GinnyPPOConfig,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    act: np.ndarray,
+    logp_old: np.ndarray,
+    adv: np.ndarray,
+    ret: np.ndarray,
+    valid: np.ndarray,
+) -> dict[str, float]:
+    """``update_epochs`` passes of clipped PPO over the valid rows; the mean losses,
+    entropy, approximate KL, clip fraction and the value's explained variance."""
+    import torch
+
+    idx_all = np.flatnonzero(valid)
+    f_obs, f_mask = torch.as_tensor(obs), torch.as_tensor(mask)
+    f_act, f_logp = torch.as_tensor(act), torch.as_tensor(logp_old)
+    f_adv, f_ret = torch.as_tensor(adv), torch.as_tensor(ret)
+    mb = max(2, len(idx_all) // cfg.num_minibatches)
+    stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0, "clipfrac": 0.0}
+    n = 0
+    for _ in range(cfg.update_epochs):
+        order = idx_all[torch.randperm(len(idx_all), generator=gen).numpy()]
+        for s in range(0, len(order), mb):
+            idx = torch.as_tensor(order[s : s + mb])
+            if len(idx) < 2:
+                continue
+            logits, value = net(f_obs[idx], f_mask[idx])
+            logp = torch.log_softmax(logits, -1)
+            new_logp = logp.gather(1, f_act[idx, None]).squeeze(1)
+            entropy = -(logp.exp() * logp.masked_fill(~f_mask[idx], 0.0)).sum(-1).mean()
+            log_ratio = new_logp - f_logp[idx]
+            ratio = log_ratio.exp()
+            a = f_adv[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8)
+            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
+            pg = pg.mean()
+            v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
+            loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                stats["kl"] += float(((ratio - 1) - log_ratio).mean())
+                stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip_coef).float().mean())
+            stats["pg"] += pg.item()
+            stats["v"] += v_loss.item()
+            stats["ent"] += entropy.item()
+            n += 1
+    out = {k: round(v / max(1, n), 5) for k, v in stats.items()}
+    y = ret[idx_all]
+    with torch.no_grad():
+        pred = np.concatenate(
+            [
+                net(f_obs[torch.as_tensor(c)], f_mask[torch.as_tensor(c)])[1].numpy()
+                for c in np.array_split(idx_all, max(1, len(idx_all) // 512))
+            ]
+        ) if len(idx_all) else np.zeros(0)  # fmt: skip
+    var = float(np.var(y)) if len(y) else 0.0
+    out["explained_variance"] = round(1 - float(np.var(y - pred)) / var, 4) if var > 0 else 0.0
+    out["samples"] = len(idx_all)
+    return out
+
+
+def game_summary(game: Any, learner: list[bool], opponents: str) -> dict[str, Any]:
+    """What the log keeps of a finished training game."""
+    n = game.num_players
+    winners = game.winners()
+    placed = [0] * n
+    for seat, _, _ in game.placement_log:
+        placed[seat] += 1
+    return {
+        "players": n,
+        "opponents": opponents,
+        "turns": int(game.turn),
+        "end": game.end_reason,
+        "seat0_final": int(game.final_scores[0]),
+        "seat0_win": (1.0 / len(winners)) if 0 in winners else 0.0,
+        "seat0_placements": placed[0],
+        "mean_final": float(np.mean(game.final_scores)),
+        "learners": int(sum(learner)),
+    }
+
+
+def recent_figures(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Seat 0's win rate, final score and placements per turn over recent training games,
+    per (player count, opponents)."""
+    out: dict[str, Any] = {}
+    keys = sorted({(g["players"], g["opponents"]) for g in games})
+    for n, opp in keys:
+        mine = [g for g in games if g["players"] == n and g["opponents"] == opp]
+        tag = f"{n}p_{opp}"
+        out[f"win_{tag}"] = round(float(np.mean([g["seat0_win"] for g in mine])), 3)
+        out[f"score_{tag}"] = round(float(np.mean([g["seat0_final"] for g in mine])), 1)
+        per_turn = [g["seat0_placements"] / max(1, g["turns"] / n) for g in mine]
+        out[f"place_per_turn_{tag}"] = round(float(np.mean(per_turn)), 3)
+        out[f"n_{tag}"] = len(mine)
+    return out
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate(path: Path | str, cfg: GinnyPPOConfig) -> list[dict[str, Any]]:
+    """The policy (most likely action) against n-1 random and n-1 greedy at each player
+    count of ``cfg.players`` (the arena, ``cfg.eval_games`` games per row, ``eval_seed``)."""
+    from agents.core.arena import run_arena
+
+    rows = []
+    for n in sorted(set(cfg.players)):
+        for other in ("random", "greedy"):
+            lineup = [f"ppo:{path}"] + [other] * (n - 1)
+            result = run_arena(
+                lineup, n, cfg.eval_games, seed=cfg.eval_seed, workers=cfg.workers,
+                progress=False, game="ginny_o",
+            )  # fmt: skip
+            s, o = result.stats[0], result.stats[1:]
+            rows.append(
+                {"players": n, "opponents": other, "games": s.games, "win_rate": s.win_rate,
+                 "ci": [s.ci_low, s.ci_high], "one_over_n": 1 / n,
+                 "mean_score": s.mean_total,
+                 "opponents_mean_score": float(np.mean([x.mean_total for x in o]))}
+            )  # fmt: skip
+            print(
+                f"{n} players vs {n - 1} x {other}: win rate {s.win_rate:.3f} "
+                f"[{s.ci_low:.3f}, {s.ci_high:.3f}] (1/n = {1 / n:.3f}, {s.games} games, "
+                f"mean score {s.mean_total:.1f} vs {rows[-1]['opponents_mean_score']:.1f})",
+                flush=True,
+            )
+    return rows
+
+
+# ---------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m training.ginny_o.ppo`` / ``gnome train`` (``trainer: ginny_ppo``) options."""
+    parser = ArgumentParser(
+        prog="gnome train", description="PPO for Ginny-O (ginny_o_v0, trainer: ginny_ppo)"
+    )
+    parser.add_argument("--config", default=None, help="YAML file of config fields")
+    parser.add_argument(
+        "--resume",
+        default=None,
+        metavar="DIR",
+        help="continue the run in DIR from DIR/checkpoint.pt with its saved config (a --config "
+        "given too must agree with it, but for the fields a resume may change)",
+    )
+    parser.add_argument(
+        "--stop_after",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop once N updates are done in all (a checkpoint is written, nothing else)",
+    )
+    parser.add_argument(
+        "--eval_policy",
+        default=None,
+        metavar="PATH",
+        help="no training: play the arena table (eval_games, eval_seed, players) for PATH",
+    )
+    add_field_arguments(parser, GinnyPPOConfig)
+    return parser
+
+
+def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[GinnyPPOConfig, dict]:
+    """The config and checkpoint to continue the run in ``directory`` (errors: ValueError)."""
+    from agents.ginny_o.learned import network_from_checkpoint, read_checkpoint
+
+    path = Path(directory)
+    if path.is_dir():
+        path = path / "checkpoint.pt"
+    data = read_checkpoint(path)
+    where = f"checkpoint {str(path)!r}"
+    if "optimizer" not in data.get("training", {}):
+        raise ValueError(
+            f"{where} holds a policy only (no optimizer or games): --resume needs a "
+            "training checkpoint (checkpoint.pt)"
+        )
+    saved = data["training"]["config"]
+    cfg = resume_config(GinnyPPOConfig, saved, overrides, RESUME_OVERRIDABLE, where)
+    network_from_checkpoint(data, where)  # the weights fit
+    return cfg, data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, validate, train (or resume, or only evaluate); bad input exits with 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    overrides = overrides_from_args(args)
+    try:
+        if args.resume:
+            # a --config (which is how ``gnome train`` finds this trainer) must agree with
+            # the saved config, as command-line overrides must
+            file_values = read_yaml(args.config) if args.config else {}
+            file_values.pop("output_dir", None)
+            cfg, data = load_resume(args.resume, {**file_values, **overrides})
+            if "output_dir" not in overrides:
+                cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
+        else:
+            cfg, data = build_config(GinnyPPOConfig, args.config, overrides), None
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
+        if args.eval_policy is not None:
+            from agents.ginny_o.learned import read_checkpoint
+
+            read_checkpoint(args.eval_policy)
+    except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.eval_policy is not None:
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+        rows = evaluate(args.eval_policy, cfg)
+        print(json.dumps(rows))
+        return 0
+    summary = train(cfg, data, stop_after=args.stop_after)
+    if "stopped_after" in summary:
+        print(
+            f"stopped after update {summary['stopped_after']}; continue with "
+            f"gnome train --resume {cfg.output_dir} (or python -m training.ginny_o.ppo "
+            f"--resume {cfg.output_dir})"
+        )
+        return 0
+    print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""``gnome train`` / ``python -m training.gnoming.ppo``: parse, validate, train or resume."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents.gnoming.learned import network_from_checkpoint, read_checkpoint
+from gnome_env.gnoming.config import RulesConfig
+from training.core.config import (
+    ArgumentParser,
+    ConfigError,
+    add_field_arguments,
+    build_config,
+    overrides_from_args,
+    resume_config,
+)
+from training.gnoming.ppo.config import RESUME_OVERRIDABLE, PPOConfig
+from training.gnoming.ppo.run import load_init_policy, resolve_device, train
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``gnome train`` / ``python -m training.gnoming.ppo`` arguments."""
+    parser = ArgumentParser(
+        prog="gnome train",
+        description="Self-play PPO on the vector engine (one policy for 3-7 seats).",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="YAML config file, e.g. configs/quickstart.yaml (without it: the built-in "
+        "defaults, a full-length run)",
+    )
+    parser.add_argument(
+        "--resume",
+        default=None,
+        metavar="DIR",
+        help="continue the run in DIR from DIR/checkpoint.pt with its saved config",
+    )
+    parser.add_argument(
+        "--stop_after",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop once N updates are done in all (a checkpoint is written, nothing else), "
+        "as if the run were killed there; --resume continues it, e.g. with a new total_steps",
+    )
+    add_field_arguments(parser, PPOConfig)
+    return parser
+
+
+def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[PPOConfig, dict]:
+    """The config and checkpoint to continue the run in ``directory`` (errors: ValueError)."""
+    path = Path(directory)
+    if path.is_dir():
+        path = path / "checkpoint.pt"
+    data = read_checkpoint(path)
+    if "training" not in data:
+        raise ValueError(
+            f"checkpoint {str(path)!r} holds a policy only (no optimizer or games): "
+            "--resume needs a training checkpoint (checkpoint.pt)"
+        )
+    saved = data["training"]["config"]
+    # checkpoints from before fused_adam existed continue with the Adam they were made with
+    saved = {"fused_adam": False, **saved}
+    cfg = resume_config(
+        PPOConfig, saved, overrides, RESUME_OVERRIDABLE, f"checkpoint {str(path)!r}"
+    )
+    network_from_checkpoint(data, f"checkpoint {str(path)!r}")  # the weights fit
+    return cfg, data
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse, validate, train. Bad input exits with status 2 and a message."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    overrides = overrides_from_args(args)
+    try:
+        if args.resume:
+            if args.config:
+                parser.error("--resume uses the run's saved config; do not pass --config")
+            cfg, data = load_resume(args.resume, overrides)
+            if "output_dir" not in overrides:
+                cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
+        else:
+            cfg, data = build_config(PPOConfig, args.config, overrides), None
+            if cfg.init_policy is not None:  # fail before any work if it cannot be used
+                load_init_policy(cfg, RulesConfig())
+        resolve_device(cfg.device)  # a CUDA device that is not there
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
+    except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
+        parser.exit(2, f"gnome train: error: {err}\n")
+    if not args.config and not args.resume:
+        print(
+            f"gnome train: no --config: training with the built-in defaults "
+            f"(total_steps={cfg.total_steps:,}, output_dir={cfg.output_dir}); for the "
+            "quickstart use --config configs/quickstart.yaml",
+            file=sys.stderr,
+            flush=True,
+        )
+    summary = train(cfg, data, stop_after=args.stop_after)
+    if "stopped_after" in summary:
+        print(
+            f"stopped after update {summary['stopped_after']}; continue with "
+            f"gnome train --resume {cfg.output_dir}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

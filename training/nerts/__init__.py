@@ -1,0 +1,1 @@
+"""Nerts's trainer: self-play PPO (:mod:`training.nerts.ppo`)."""
