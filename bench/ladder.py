@@ -2,7 +2,7 @@
 
 Usage:
     python bench/ladder.py --pairs greedy,random expert,greedy --players 3 4 5 6 7 \
-        --games 2000 --workers 2 --out docs/ladder
+        --games 2000 --workers 2 --out results/gnoming/ladder
 
 For every pair and seat count it runs the arena (seat-rotated, common deals) and writes the
 arena JSON to ``OUT/<strong>_vs_<weak>_<n>p.json``; then it (re)writes ``OUT/README.md``
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=Path("docs/ladder"))
+    parser.add_argument("--out", type=Path, default=Path("results/gnoming/ladder"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for pair in args.pairs:

@@ -212,7 +212,7 @@ class HeuristicGinnyAgent(GreedyGinnyAgent):
     play pays for them, keeps tiles that still form partial melds, and, once the box runs
     low, prefers to shed tiles that would cost a rack penalty. Returns and passes as greedy.
 
-    Measured against greedy (``docs/ginny_o_ladder/``, arena seed 0): not measurably
+    Measured against greedy (``results/ginny_o/ladder/``, arena seed 0): not measurably
     stronger -- 0.515 [0.486, 0.544] of 400 two-player games (13.6 points a game more) and
     0.255 [0.212, 0.298] of 200 four-player games against three greedy bots (1/n = 0.25).
     The weights were picked on seeds 11 and 12, where variants scored 0.51-0.53.

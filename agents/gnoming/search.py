@@ -23,7 +23,7 @@ of the current turn; ``None``: no horizon).
   the other seats' (estimated or exact) round scores minus the agent's own.
 
 In the last round the agent's share of the game win is added with weight ``WIN_WEIGHT``.
-Measured (docs/bots.md, docs/ladder): it does not beat the expert at a budget of at most
+Measured (docs/bots.md, results/gnoming/ladder): it does not beat the expert at a budget of at most
 50 ms per decision (2,000 games per seat count at 10 ms: clearly weaker; 150 at 50 ms: level
 with the expert or below).
 

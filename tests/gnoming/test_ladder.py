@@ -22,7 +22,7 @@ def test_rung_files_keep_the_names_of_the_committed_ladder():
     )
     assert ladder.pair_file(out, "search:50ms", "expert", 5).name == "search-50ms_vs_expert_5p.json"
     for name in ("netsearch-distill2_3to7_vs_expert_3p", "search-50ms_vs_expert_5p"):
-        assert (ROOT / "docs" / "ladder" / f"{name}.json").exists()
+        assert (ROOT / "results" / "gnoming" / "ladder" / f"{name}.json").exists()
 
 
 def test_a_setting_after_the_checkpoint_path_gets_its_own_file():

@@ -410,7 +410,7 @@ def test_a_short_training_run_reaches_the_pinned_weights(tmp_path, fused_adam):
 
 
 def test_determinism_scope_a_two_thread_run_repeats_bit_for_bit(tmp_path):
-    """The README's determinism scope: on one machine a run repeats bit for bit at a fixed
+    """docs/determinism.md's scope: on one machine a run repeats bit for bit at a fixed
     torch thread count, also at 2 threads (the quickstart's setting), where the dense
     products of a 256-wide network split their work between the threads. (The thread count
     is part of the recipe: another count may round differently; not asserted, as that
