@@ -103,7 +103,7 @@ def main() -> None:
     kernel_actions = expert_actions_batch(tokens, masks, rules)  # compiles (or loads) first
     if not np.array_equal(kernel_actions[sample], reference):
         raise SystemExit(
-            "the kernel and the Python Expert disagree: run tests/test_expert_kernel.py"
+            "the kernel and the Python Expert disagree: run tests/gnoming/test_expert_kernel.py"
         )
     kernel = rate(lambda: expert_actions_batch(tokens, masks, rules), len(tokens), args.seconds)
     kernel_same = rate(lambda: expert_actions_batch(t_py, m_py, rules), n_py, args.seconds)

@@ -13,7 +13,7 @@ counted (numba kernels loaded or compiled, torch warmed up). ``--features
 both`` runs it twice, without and with the Greedy features (agents.gnoming.features), and prints
 their ratio. ``--cache both`` runs it with the features recomputed in every forward pass
 (``cache_features: false``, the behaviour before issue #13) and then computed once per
-sample, and prints that ratio (same training results, tests/test_expert_hint.py). As a
+sample, and prints that ratio (same training results, tests/gnoming/test_expert_hint.py). As a
 reference
 measured in the same run it also times the vector engine alone (random legal actions
 drawn with numpy) at the same batch size. Figures depend on the machine's load: compare

@@ -4,7 +4,7 @@ A bot is an object with a ``seed`` and ``decide(view) -> int``, an id from
 ``view.legal_actions`` of the acting seat. The view is the seat's own information (G17): the
 board, the scores, every rack's size, the box's size and the seat's own tiles -- never
 another rack or the box's contents -- so a bot cannot depend on them
-(``tests/test_ginny_bots.py`` permutes the hidden tiles and checks every bot decides the
+(``tests/ginny_o/test_ginny_bots.py`` permutes the hidden tiles and checks every bot decides the
 same). Randomness comes from the bot's own ``numpy`` Generator, seeded from its seed; no
 global random state is read or changed.
 

@@ -124,7 +124,7 @@ def game_outcome(game: Game) -> tuple[list[float], list[float]]:
 def _compiled_expert(agent: object, config: RulesConfig) -> Callable[[Game, int], int] | None:
     """The compiled Expert (:func:`agents.gnoming.expert_kernel.game_decider`) for a plain
     :class:`~agents.gnoming.expert.ExpertAgent` when numba is there, else None. It takes the same
-    action at every decision (tests/test_expert_kernel.py, tests/test_arena.py)."""
+    action at every decision (tests/gnoming/test_expert_kernel.py, tests/gnoming/test_arena.py)."""
     from agents.gnoming.expert import ExpertAgent
 
     if type(agent) is not ExpertAgent or not USE_COMPILED_EXPERT:

@@ -19,7 +19,7 @@ numba neither reassociates nor fuses without ``fastmath``). Two library calls ne
   ``pow`` with a fractional exponent (:meth:`Evaluator.completion_chance`) are the same C
   library functions in CPython and in numba.
 
-``tests/test_expert_kernel.py`` checks the agreement on positions from real games.
+``tests/gnoming/test_expert_kernel.py`` checks the agreement on positions from real games.
 
 Representation. A card is its code (:mod:`gnome_env.gnoming.cards`); a face-down card (``None`` in
 the Python bot) is ``DOWN``, a missing card (empty pile, no hand) ``NO_CARD``. A per-code

@@ -20,7 +20,7 @@ seat's observation tokens, so a policy that uses it still sees only what the sea
 
 Lookup tables are built from :mod:`gnome_env.gnoming.scoring` and :mod:`agents.gnoming.greedy`
 themselves,
-so the rules live in one place; ``tests/test_features.py`` compares every figure with
+so the rules live in one place; ``tests/gnoming/test_features.py`` compares every figure with
 Greedy's own functions on positions from real games.
 
 :func:`expert_actions` is the second kind of feature: the action the
@@ -119,7 +119,7 @@ class LayoutFeatures:
         """``(action_bias [N, 33], inputs [N, NUM_INPUTS])``, float32, from tokens ``[N, T]``.
 
         With numba a compiled loop computes them (:func:`_features_kernel`), else numpy
-        (:meth:`features_numpy`); the same floats (``tests/test_features.py``).
+        (:meth:`features_numpy`); the same floats (``tests/gnoming/test_features.py``).
         """
         tokens = np.asarray(tokens)
         if tokens.ndim != 2:
@@ -289,7 +289,7 @@ def expert_actions(tokens: np.ndarray, masks: np.ndarray, rules: RulesConfig) ->
 
     With numba (``gnome_env.gnoming._kernels.COMPILED``) the compiled Expert of
     :mod:`agents.gnoming.expert_kernel` decides -- the same actions, ~30 times faster
-    (``tests/test_expert_kernel.py``, ``bench/expert_speed.py``); otherwise
+    (``tests/gnoming/test_expert_kernel.py``, ``bench/expert_speed.py``); otherwise
     :func:`expert_actions_python`.
     """
     tokens, masks = _checked_rows(tokens, masks)

@@ -14,7 +14,7 @@ It is built from the compiled Expert's pieces (:mod:`agents.gnoming.expert_kerne
 codes, the layout estimate of :func:`agents.gnoming.heuristics.layout_estimate`, R12's mulligan
 positions, :func:`agents.gnoming.heuristics.choose_discard_pile`) with the same scratch arrays, and
 keeps every branch, loop order, tie-break and float operation of :mod:`agents.gnoming.greedy`, so
-the actions are the same (``tests/test_greedy_kernel.py`` checks every decision of real
+the actions are the same (``tests/gnoming/test_greedy_kernel.py`` checks every decision of real
 games).
 """
 

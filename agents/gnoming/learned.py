@@ -92,7 +92,7 @@ def masked_entropy(log_probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     The illegal entries (about -1e9) are set to 0 before ``exp``: their terms are dropped
     anyway, and ``exp`` of a huge negative number takes a slow path (about ten times the
     time of the whole row's). Values and gradients are the same floats as without it
-    (``tests/test_learned.py``).
+    (``tests/gnoming/test_learned.py``).
     """
     illegal = ~mask
     probs = log_probs.masked_fill(illegal, 0.0).exp()
@@ -213,7 +213,7 @@ class FirstLayer(torch.autograd.Function):
     stable (:func:`_torch_sort_is_stable`: 32,768 indices or more, a 512-row minibatch) the
     order is the samples' own and no sort is needed (:func:`_scatter_bags`); otherwise the
     indices are sorted the same way (:func:`_scatter_rows`). Then ``counts.T @ grad`` is added
-    at the count rows, which the one-hot rows never touch. ``tests/test_learned.py`` checks
+    at the count rows, which the one-hot rows never touch. ``tests/gnoming/test_learned.py`` checks
     that values and gradients equal the plain path's exactly.
     """
 
@@ -419,7 +419,7 @@ class PolicyNetwork(nn.Module):
         (``embedding_bag``) and adds ``inputs.counts @ first[sc_row]``. When a gradient is
         wanted on the CPU with numba, :class:`FirstLayer` computes the same sum and scatters
         its gradient with a compiled loop, about twice as fast as ``embedding_bag``'s own
-        backward, with the same values and gradients to the bit (``tests/test_learned.py``).
+        backward, with the same values and gradients to the bit (``tests/gnoming/test_learned.py``).
         """
         rows, counts = inputs
         if self.uses_features and feats is None:

@@ -10,7 +10,7 @@ tokens select plus the scaled counts times their rows (as
 same compiled loop as training's (:func:`agents.gnoming.features._features_kernel`), the Expert
 hint from the compiled Expert (:func:`agents.gnoming.expert_kernel.expert_decide`); then the
 ReLU layers and the policy head. Only the sums' order differs from torch, so the logits
-agree to float32 rounding (``tests/test_net_kernel.py``) and the action is the same but
+agree to float32 rounding (``tests/gnoming/test_net_kernel.py``) and the action is the same but
 for near-exact ties.
 
 It is what lets rollouts use the learned policy for the searching seat

@@ -3,7 +3,7 @@
 A bot is an object with a ``seed`` and ``decide(view) -> int``, an id from
 ``view.legal_actions``. The view is the seat's public information (N34): a bot never sees a
 face-down Nerts card, a stock's order or a waste card under the top (N35), so it cannot
-depend on them (``tests/test_nerts_bots.py`` permutes the hidden cards and checks every
+depend on them (``tests/nerts/test_nerts_bots.py`` permutes the hidden cards and checks every
 bot decides the same). Randomness comes from the bot's own ``numpy`` Generator, seeded from
 its seed; no global random state is read or changed.
 

@@ -3,7 +3,7 @@
 Every random choice of a game -- a round's deal (R3), each reshuffle (R8) and, in the
 environments, the seed and seat count of the next game -- is a pure function of a *key*
 and a *counter*. Nothing here keeps state, and neither ``numpy.random`` nor ``random`` is
-used, so no library upgrade can move a deal: ``tests/test_rng.py`` pins the first outputs
+used, so no library upgrade can move a deal: ``tests/core/test_rng.py`` pins the first outputs
 for fixed keys (known answers).
 
 The generator (all arithmetic modulo 2**64)

@@ -2,7 +2,7 @@
 
 :func:`encode` reads a :class:`~gnome_env.ginny_o.information.GinnyView` -- what one seat
 may know (G17) -- and never the game, so an observation cannot depend on another rack or on
-the box (``tests/test_ginny_information.py`` reshuffles those and checks that nothing
+the box (``tests/ginny_o/test_ginny_information.py`` reshuffles those and checks that nothing
 changes). The layout is the table of the rules' RL notes, declared once below as named
 ``(name, start, end)`` slices (:data:`SLICES` for the five blocks; :data:`CELL_FIELDS`,
 :data:`SLOT_FIELDS`, :data:`SEAT_FIELDS` and :data:`GLOBAL_FIELDS` inside one cell, one

@@ -2,7 +2,7 @@
 
 :func:`generate` lists every legal placement, with its joker declarations and its score
 (G24-G28), for a multiset of tiles (a rack, or for G29b all unplayed tiles) on a
-:class:`~gnome_env.ginny_o.board.Board`. ``tests/test_ginny_movegen.py`` checks it against
+:class:`~gnome_env.ginny_o.board.Board`. ``tests/ginny_o/test_ginny_movegen.py`` checks it against
 the independent brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` on random
 positions (the two must agree exactly, placements and scores).
 

@@ -3,7 +3,7 @@
 
 One file, no network: inline CSS, an inline script, the game as JSON in a
 ``<script type="application/json">`` element. Elements carry ids and ``data-`` attributes
-that ``tests/test_viewer_browser.py`` reads (``#status``, ``#chosen``, ``.seat`` /
+that ``tests/gnoming/test_viewer_browser.py`` reads (``#status``, ``#chosen``, ``.seat`` /
 ``.card`` with ``data-seat``, ``data-pos``, ``data-face``, ``#round-table``).
 """
 

@@ -2,7 +2,8 @@
 
 The rules, observations and rewards are exactly those of :class:`gnome_env.gnoming.engine.Game`,
 :class:`gnome_env.gnoming.encoding.ObservationEncoder` and the AEC env
-(:mod:`gnome_env.gnoming.gnoming_a_round_v1`); the differential tests in ``tests/test_vector.py``
+(:mod:`gnome_env.gnoming.gnoming_a_round_v1`); the differential tests in
+``tests/gnoming/test_vector.py``
 compare all of them at every step. The game logic is in :mod:`gnome_env.gnoming._kernels`,
 compiled with numba when it is installed (``pip install gnome-env[fast]``).
 

@@ -2,7 +2,7 @@
 
 The observation of seat ``i`` is computed from ``NertsView.from_game(game, i)`` -- the public
 information of N34 -- so it cannot depend on a face-down Nerts card, a stock's order or a
-waste card under the top (N35). ``tests/test_nerts_env.py`` permutes those cards and checks
+waste card under the top (N35). ``tests/nerts/test_nerts_env.py`` permutes those cards and checks
 that no observation changes.
 
 Seats are *rotated*: block ``r`` describes the seat ``r`` places after the observer (``r = 0``

@@ -8,7 +8,7 @@ the last step's actions, results and priority order. It never holds a face-down 
 a stock's order or a waste card under the top (N35) -- not even the seat's own.
 
 Bots read a view (never the game), and the environment's observation is built from it, so
-neither can depend on hidden cards: ``tests/test_nerts_information.py`` permutes them and
+neither can depend on hidden cards: ``tests/nerts/test_nerts_information.py`` permutes them and
 checks the view does not change.
 """
 

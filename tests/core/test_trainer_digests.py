@@ -2,7 +2,7 @@
 
 The digests were recorded on 80e0433, before issue #30 moved the three trainers onto one PPO
 core, so that the move can be checked to change no float. (Gnoming's trainer has its own pin,
-tests/test_ppo.py::test_a_short_training_run_reaches_the_pinned_weights.) A digest is the
+tests/gnoming/test_ppo.py::test_a_short_training_run_reaches_the_pinned_weights.) A digest is the
 SHA-256 of every tensor of the final policy's state dict in key order; one torch thread;
 recorded on an Intel Xeon (kernels round differently on other processors: see
 conftest.pinned_digest).

@@ -1,5 +1,5 @@
 """The Ginny-O engine's API: configuration errors, illegal actions, copies, determinism,
-the notation and the test hook's errors (rules are in tests/test_ginny_rules.py)."""
+the notation and the test hook's errors (rules are in tests/ginny_o/test_ginny_rules.py)."""
 
 from __future__ import annotations
 

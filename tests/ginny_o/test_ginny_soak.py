@@ -16,7 +16,7 @@ decision of every ``MASK_EVERY``-th game and at one decision of every other game
 
 The fast test (30 games) runs in CI. The slow one (5,000 games) is deselected by default
 (``pyproject.toml``: ``-m 'not slow'``); run it with
-``.venv/bin/python -m pytest -m slow tests/test_ginny_soak.py``.
+``.venv/bin/python -m pytest -m slow tests/ginny_o/test_ginny_soak.py``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from gnome_env.gnoming.vector import VectorGame
 PLAIN_DECK = {**{str(v): 7 for v in range(1, 11)}, "11": 6, "12": 6, "-1": 8, "-2": 6}
 #: a small deck with extreme values and many mulligans and hazards
 ODD_DECK = {"1": 6, "2": 6, "5": 7, "9": 5, "40": 4, "99": 3, "-99": 2, "-5": 4, "M": 6, "H": 6}
-#: (rules, seat counts) of the agreement runs (those of tests/test_expert_kernel.py)
+#: (rules, seat counts) of the agreement runs (those of tests/gnoming/test_expert_kernel.py)
 VARIANTS = {
     "default": (RulesConfig(), [3, 4, 5, 6, 7]),
     "rediscard_bounce_up": (

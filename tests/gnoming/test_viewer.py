@@ -1,6 +1,6 @@
 """The replay viewer's data (gnome_env.gnoming.viewer): round scoring shown as the rules say, no
 hidden card in a seat's view, frames, and `gnome replay`'s errors. The page in a real
-browser: tests/test_viewer_browser.py."""
+browser: tests/gnoming/test_viewer_browser.py."""
 
 from __future__ import annotations
 

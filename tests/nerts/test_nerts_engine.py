@@ -1,6 +1,6 @@
 """The Nerts engine as a whole: API contract, determinism, copies, the validator and a soak.
 
-Rule-by-rule behaviour is in ``tests/test_nerts_rules.py``; here are the properties that
+Rule-by-rule behaviour is in ``tests/nerts/test_nerts_rules.py``; here are the properties that
 hold across rules (N4 determinism, N18 rejection, invariants after every step).
 """
 

@@ -13,7 +13,7 @@ slow) runs at one random step of every ``MASK_EVERY``-th game.
 
 The fast test (50 games) runs in CI. The slow one (10,000 games) is deselected by default
 (``pyproject.toml``: ``-m 'not slow'``); run it with
-``.venv/bin/python -m pytest -m slow tests/test_nerts_soak.py``.
+``.venv/bin/python -m pytest -m slow tests/nerts/test_nerts_soak.py``.
 """
 
 from __future__ import annotations

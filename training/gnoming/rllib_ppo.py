@@ -41,7 +41,7 @@ initialisation and every env runner's env resets (RLlib adds the runner index). 
 iterates over sets of agent ids, whose order follows Python's hash randomisation, so the
 command re-runs itself with ``PYTHONHASHSEED=0`` when that variable is unset. Then, with
 ``num_env_runners: 0`` (sampling in the driver) and one torch thread, two runs with the same
-config give the same weights (``tests/test_rllib.py`` checks it). Bad config values exit
+config give the same weights (``tests/gnoming/test_rllib.py`` checks it). Bad config values exit
 with status 2 and a message.
 """
 

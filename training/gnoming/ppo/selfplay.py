@@ -150,7 +150,7 @@ class LayoutPotential:
     The estimate is :func:`agents.gnoming.heuristics.layout_estimate`: face-up cards scored by
     R18-R20, each face-down card at the mean points of the unseen cards -- the arithmetic of
     :class:`agents.gnoming.features.LayoutFeatures` without Greedy's pair bonus.
-    ``tests/test_ppo.py``
+    ``tests/gnoming/test_ppo.py``
     compares it with the heuristic on real positions.
     """
 
