@@ -7,6 +7,7 @@ The top-level names are Gnoming A Round's and are imported on first use; moved m
 their old paths (``agents.expert`` is ``agents.gnoming.expert``): :data:`MOVED`.
 """
 
+from agents.gnoming import _EXPORTS as _gnoming_exports
 from gnome_env.core import moved as _moved
 from gnome_env.core.lazy import lazy_exports
 
@@ -35,11 +36,7 @@ MOVED: dict[str, str] = {
 _moved.install(MOVED)
 
 _EXPORTS = {
-    "ExpertAgent": "agents.gnoming.expert:ExpertAgent",
-    "GreedyAgent": "agents.gnoming.greedy:GreedyAgent",
-    "RandomAgent": "agents.gnoming.random_agent:RandomAgent",
-    "known_specs": "agents.gnoming.registry:known_specs",
-    "make_agent": "agents.gnoming.registry:make_agent",
+    **_gnoming_exports,  # Gnoming's bots and agent specs
     **{old.split(".", 1)[1]: new for old, new in MOVED.items()},
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

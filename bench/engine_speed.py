@@ -28,9 +28,9 @@ def run_list_api(config: RulesConfig, seconds: float, seed: int) -> tuple[int, i
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         game = Game(config, seed + games)
-        while not game.is_over:
+        while not game.game_over:
             legal = game.legal_actions()
-            game.apply(legal[rng.randrange(len(legal))])
+            game.step(legal[rng.randrange(len(legal))])
             decisions += 1
         games += 1
     return games, decisions, time.perf_counter() - start

@@ -54,7 +54,7 @@ def positions(count: int, seed: int) -> list[GinnyGame]:
     i = 0
     while len(out) < count:
         target = (10, 40, 70)[i % 3]
-        game = GinnyGame(GinnyConfig(players=2 + i % 3), int(gen.integers(2**62)))
+        game = GinnyGame(GinnyConfig(num_players=2 + i % 3), int(gen.integers(2**62)))
         while not game.game_over and game.turn < target:
             game.step(random_action(game, gen, True))
         i += 1
@@ -140,7 +140,7 @@ def bench_games(count: int, seed: int) -> list[dict[str, Any]]:
             turns = decisions = 0
             t = time.perf_counter()
             for _ in range(count):
-                game = GinnyGame(GinnyConfig(players=players), int(gen.integers(2**62)))
+                game = GinnyGame(GinnyConfig(num_players=players), int(gen.integers(2**62)))
                 while not game.game_over:
                     game.step(random_action(game, gen, biased))
                     decisions += 1

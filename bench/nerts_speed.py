@@ -163,7 +163,7 @@ def parallel_loop(env: ParallelEnv, seconds: float, seed: int) -> dict[str, floa
 
 def measure(players: int, seconds: float, seed: int) -> list[dict[str, Any]]:
     """The engine, env and floor rows of one seat count."""
-    config = NertsConfig(players=players, max_hands=1)
+    config = NertsConfig(num_players=players, max_hands=1)
     rows = []
     engine = engine_loop(lambda s: NertsGame(config, s), seconds, seed)
     floor = engine_loop(

@@ -48,16 +48,16 @@ def time_agent(spec: str, n: int, games: int, seed: int) -> dict[str, float]:
     for i in range(games):
         game = Game(rules, seed + i)
         me = i % n
-        while not game.is_over:
+        while not game.game_over:
             seat = game.current_seat
             if seat != me:
-                game.apply(expert(game, seat))
+                game.step(expert(game, seat))
                 continue
             obs, mask = enc.encode(game, seat), game.legal_mask()
             start = time.perf_counter()
             action = agent.act(obs, mask)
             times.append(time.perf_counter() - start)
-            game.apply(action)
+            game.step(action)
     ms = np.array(times) * 1000.0
     out = {
         "spec": spec,
@@ -80,12 +80,12 @@ def warm_up(agent, rules, enc, expert, seed: int) -> None:
     from gnome_env.gnoming import Game
 
     game = Game(rules, max(seed, 0))
-    while not game.is_over:
+    while not game.game_over:
         seat = game.current_seat
         action = agent.act(enc.encode(game, seat), game.legal_mask())
         if getattr(agent, "searched", 1) > 0:
             return
-        game.apply(action)
+        game.step(action)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,8 +7,8 @@ use, so ``import gnome_env.nerts`` does not import Gnoming::
 
     from gnome_env import Game, RulesConfig
     game = Game(RulesConfig(num_players=5), seed=0)
-    while not game.is_over:
-        game.apply(game.legal_actions()[0])
+    while not game.game_over:
+        game.step(game.legal_actions()[0])
     print(game.totals, game.winners())
 
 Modules that moved keep their old paths (``gnome_env.engine`` is ``gnome_env.gnoming.engine``,
@@ -17,6 +17,7 @@ the same module object): :data:`MOVED`, listed in docs/architecture.md.
 
 from gnome_env.core import moved as _moved
 from gnome_env.core.lazy import lazy_exports
+from gnome_env.gnoming import _EXPORTS as _gnoming_exports
 
 __version__ = "0.1.0"
 
@@ -50,53 +51,9 @@ MOVED: dict[str, str] = {
 _moved.install(MOVED)
 
 _EXPORTS = {
-    "actions": "gnome_env.gnoming.actions",
-    "ACTION_NAMES": "gnome_env.gnoming.actions:ACTION_NAMES",
-    "NUM_ACTIONS": "gnome_env.gnoming.actions:NUM_ACTIONS",
-    "action_name": "gnome_env.gnoming.actions:action_name",
-    "HAZARD": "gnome_env.gnoming.cards:HAZARD",
-    "MULLIGAN": "gnome_env.gnoming.cards:MULLIGAN",
-    "DeckSpec": "gnome_env.gnoming.cards:DeckSpec",
-    "card_token": "gnome_env.gnoming.cards:card_token",
-    "parse_card": "gnome_env.gnoming.cards:parse_card",
-    "RulesConfig": "gnome_env.gnoming.config:RulesConfig",
-    "Game": "gnome_env.gnoming.engine:Game",
-    "Phase": "gnome_env.gnoming.engine:Phase",
-    "RoundResult": "gnome_env.gnoming.engine:RoundResult",
-    "Source": "gnome_env.gnoming.engine:Source",
-    "RecordError": "gnome_env.gnoming.records:RecordError",
-    "load_record": "gnome_env.gnoming.records:load_record",
-    "read_record": "gnome_env.gnoming.records:read_record",
-    "replay": "gnome_env.gnoming.records:replay",
-    "save_record": "gnome_env.gnoming.records:save_record",
-    "to_record": "gnome_env.gnoming.records:to_record",
-    "score_layout": "gnome_env.gnoming.scoring:score_layout",
-    "InvariantError": "gnome_env.gnoming.validate:InvariantError",
-    "check_invariants": "gnome_env.gnoming.validate:check_invariants",
-    "_kernels": "gnome_env.gnoming._kernels",
-    "_viewer_page": "gnome_env.gnoming._viewer_page",
-    "cards": "gnome_env.gnoming.cards",
-    "config": "gnome_env.gnoming.config",
-    "describe": "gnome_env.gnoming.describe",
-    "encoding": "gnome_env.gnoming.encoding",
-    "engine": "gnome_env.gnoming.engine",
-    "gnoming_a_round_v0": "gnome_env.gnoming.gnoming_a_round_v0",
-    "gnoming_a_round_v1": "gnome_env.gnoming.gnoming_a_round_v1",
-    "gym_env": "gnome_env.gnoming.gym_env",
-    "information": "gnome_env.gnoming.information",
-    "infos": "gnome_env.gnoming.infos",
-    "policies": "gnome_env.gnoming.policies",
-    "records": "gnome_env.gnoming.records",
-    "render_image": "gnome_env.gnoming.render_image",
-    "rewards": "gnome_env.gnoming.rewards",
-    "scoring": "gnome_env.gnoming.scoring",
-    "testing": "gnome_env.gnoming.testing",
-    "validate": "gnome_env.gnoming.validate",
-    "vector": "gnome_env.gnoming.vector",
-    "viewer": "gnome_env.gnoming.viewer",
-    "rng": "gnome_env.core.rng",
-    "_jit": "gnome_env.core.jit",
-    "_draw": "gnome_env.core.draw",
+    **_gnoming_exports,  # Gnoming's public names (Game, RulesConfig, ...)
+    # every moved module under its old name: gnome_env.engine is gnome_env.gnoming.engine
+    **{old.split(".", 1)[1]: new for old, new in MOVED.items()},
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from gnome_env.core import rng
 from gnome_env.core.config import check_int
+from gnome_env.core.renamed import rename_keys
 from gnome_env.registry import game_names, get_game
 
 #: A lineup entry: an agent spec string (``"random"``) or a factory ``(seed, config) -> agent``.
@@ -482,6 +483,7 @@ def full_rules(config_cls: Any, count_field: str, rules: Any, n: int) -> dict[st
         values = dict(rules)
     else:
         raise ValueError(f"rules must be a {config_cls.__name__}, a mapping or None, got {rules!r}")
+    values = rename_keys(f"{config_cls.__name__} rules", values, getattr(config_cls, "RENAMED", {}))
     if values.get(count_field, n) != n:
         raise ValueError(
             f"rules say {count_field}={values[count_field]!r} but num_players={n}: "

@@ -31,8 +31,8 @@ GinnyEntry = str | Callable[[int, GinnyConfig], Any]
 
 def ginny_rules_dict(rules: GinnyConfig | Mapping[str, object] | None, n: int) -> dict[str, Any]:
     """The full Ginny-O rules (``GinnyConfig.to_dict``) for ``n`` seats; ``rules`` may be a
-    GinnyConfig, a mapping of its fields or None. A ``players`` in ``rules`` must be ``n``."""
-    return full_rules(GinnyConfig, "players", rules, n)
+    GinnyConfig, a mapping of its fields or None. A ``num_players`` in ``rules`` must be ``n``."""
+    return full_rules(GinnyConfig, "num_players", rules, n)
 
 
 def _check_entry(entry: str, rules_dict: Mapping[str, Any]) -> None:
@@ -46,11 +46,11 @@ def _rules_line(rules: Mapping[str, Any], n: int) -> str:
     config = GinnyConfig.from_dict(rules)
     cap = "" if rules["max_turns"] is not None else f" (60 x {n} players)"
     shown = [f"max_turns={config.turn_cap}{cap}", f"max_placements={config.max_placements}"]
-    defaults = GinnyConfig(players=n).to_dict()
+    defaults = GinnyConfig(num_players=n).to_dict()
     shown += [
         f"{k}={rules[k]}"
         for k in GinnyConfig.field_names()
-        if k not in ("players", "max_turns", "max_placements") and rules[k] != defaults[k]
+        if k not in ("num_players", "max_turns", "max_placements") and rules[k] != defaults[k]
     ]
     return "rules: " + ", ".join(shown)
 
@@ -73,7 +73,7 @@ def play_game(game: GinnyGame, agents: Sequence[Any]) -> int:
 
 def game_outcome(game: GinnyGame) -> tuple[list[float], list[float]]:
     """Ranks and win shares by seat of a finished game (G31)."""
-    return average_ranks(game.order_keys()), win_shares(game.winners(), game.num_players)
+    return average_ranks(game.ranking_keys()), win_shares(game.winners(), game.num_players)
 
 
 def play_ginny_deal(
@@ -100,7 +100,7 @@ def play_ginny_deal(
     """
     if record_rotations:
         raise ValueError("Ginny-O games cannot be saved: there is no Ginny-O game record format")
-    config = GinnyConfig.from_dict({**rules_dict, "players": num_players})
+    config = GinnyConfig.from_dict({**rules_dict, "num_players": num_players})
 
     def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         game = GinnyGame(config, deal_seed)

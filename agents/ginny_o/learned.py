@@ -160,9 +160,9 @@ class GinnyPolicyNetwork(nn.Module):
 
 
 def trained_rules(config: GinnyConfig) -> dict[str, Any]:
-    """The rule options of ``config`` a checkpoint records (``players`` left out)."""
+    """The rule options of ``config`` a checkpoint records (``num_players`` left out)."""
     rules = config.to_dict()
-    rules.pop("players", None)
+    rules.pop("num_players", None)
     return rules
 
 

@@ -194,9 +194,9 @@ def play_deal(
                     e.encode(game, seat), game.legal_mask()
                 )
         game = Game(config, deal_seed)
-        while not game.is_over:
+        while not game.game_over:
             seat = game.current_seat
-            game.apply(deciders[seat](game, seat))
+            game.step(deciders[seat](game, seat))
         ranks, shares = game_outcome(game)
         game_rec: dict[str, Any] = {
             "rotation": rotation,

@@ -249,7 +249,7 @@ def play_interactive(
         "Lowest total wins (R23)."
     )
     console.say("Answer each decision with the number of a move on its menu; q quits.")
-    while not game.is_over:
+    while not game.game_over:
         actor = game.current_seat
         if actor == seat:
             action = console.ask(game, seat)
@@ -268,7 +268,7 @@ def play_interactive(
             who = f"seat {actor}"
         text = describe_action(game, action)
         results_before = len(game.round_results)
-        game.apply(action)
+        game.step(action)
         console.say(f"{who}: {text}{_revealed(game, action, actor, results_before)}")
         for result in game.round_results[results_before:]:
             console.say()

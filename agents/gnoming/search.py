@@ -175,7 +175,7 @@ class SearchAgent(BotAgent):
             rollout_seed = int(self.rng.integers(2**63 - 1))
             for k, action in enumerate(legal):
                 game = sample.copy()
-                game.apply(action)
+                game.step(action)
                 policy = RolloutPolicy(np.random.default_rng(rollout_seed))
                 values[k] += self._rollout(game, view.seat, policy, mean)
             samples += 1
@@ -186,7 +186,7 @@ class SearchAgent(BotAgent):
         rounds = len(game.round_results)
         stop = None if self.horizon is None else game.turns_played + 1 + self.horizon
         expert = self._expert
-        while len(game.round_results) == rounds and not game.is_over:
+        while len(game.round_results) == rounds and not game.game_over:
             if stop is not None and game.turns_played >= stop:
                 if expert is not None:
                     return -self._expert_value(SeatView.from_game(game, seat))
@@ -196,16 +196,16 @@ class SearchAgent(BotAgent):
                 ]
                 return (sum(est) - est[seat]) / (n - 1) - est[seat]
             if expert is not None and game.current_seat == seat:
-                game.apply(self._expert_decision(SeatView.from_game(game, seat)))
+                game.step(self._expert_decision(SeatView.from_game(game, seat)))
             else:
-                game.apply(policy.act(game))
+                game.step(policy.act(game))
         scores = game.round_results[-1].round_scores
         n = len(scores)
         if expert is not None:
             value = -float(scores[seat])
         else:
             value = (sum(scores) - scores[seat]) / (n - 1) - scores[seat]
-        if game.is_over:
+        if game.game_over:
             winners = game.winners()
             if seat in winners:
                 value += WIN_WEIGHT / len(winners)

@@ -32,8 +32,8 @@ _ALWAYS_SHOWN = ("target_score", "max_hands", "max_steps_per_hand")
 
 def nerts_rules_dict(rules: NertsConfig | Mapping[str, object] | None, n: int) -> dict[str, Any]:
     """The full Nerts rules (``NertsConfig.to_dict``) for ``n`` seats; ``rules`` may be a
-    NertsConfig, a mapping of its fields or None. A ``players`` in ``rules`` must be ``n``."""
-    return full_rules(NertsConfig, "players", rules, n)
+    NertsConfig, a mapping of its fields or None. A ``num_players`` in ``rules`` must be ``n``."""
+    return full_rules(NertsConfig, "num_players", rules, n)
 
 
 def _check_entry(entry: str, rules_dict: Mapping[str, Any]) -> None:
@@ -48,7 +48,7 @@ def _rules_line(rules: Mapping[str, Any], n: int) -> str:
     shown += [
         f"{k}={rules[k]}"
         for k in NertsConfig.field_names()
-        if k not in _ALWAYS_SHOWN and k != "players" and rules[k] != defaults[k]
+        if k not in _ALWAYS_SHOWN and k != "num_players" and rules[k] != defaults[k]
     ]
     return "rules: " + ", ".join(shown)
 
@@ -74,8 +74,7 @@ def play_game(game: NertsGame, agents: Sequence[Any]) -> int:
 
 def game_outcome(game: NertsGame) -> tuple[list[float], list[float]]:
     """Ranks and win shares by seat of a finished game (N31: total, then last-hand score)."""
-    last = game.hand_results[-1].scores
-    ranks = average_ranks([(-game.totals[s], -last[s]) for s in range(game.num_players)])
+    ranks = average_ranks(game.ranking_keys())
     return ranks, win_shares(game.winners(), game.num_players)
 
 
@@ -101,7 +100,7 @@ def play_nerts_deal(
     """
     if record_rotations:
         raise ValueError("Nerts games cannot be saved: there is no Nerts game record format")
-    config = NertsConfig.from_dict({**rules_dict, "players": num_players})
+    config = NertsConfig.from_dict({**rules_dict, "num_players": num_players})
 
     def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         game = NertsGame(config, deal_seed)

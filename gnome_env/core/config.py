@@ -14,6 +14,8 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 
+from gnome_env.core.renamed import rename_keys
+
 _C = TypeVar("_C", bound="PlainConfig")
 
 
@@ -63,6 +65,9 @@ class PlainConfig:
     name in messages)."""
 
     CONFIG_TITLE: ClassVar[str] = "game"
+    RENAMED: ClassVar[dict[str, str]] = {}
+    """Old field name -> new name (:func:`gnome_env.core.renamed.renamed_fields`): still
+    accepted, warning once."""
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
@@ -75,6 +80,7 @@ class PlainConfig:
         title = cls.CONFIG_TITLE
         if not isinstance(values, Mapping):
             raise ValueError(f"{title} config must be a mapping of field to value, got {values!r}")
+        values = rename_keys(f"{title} config", values, cls.RENAMED)
         known = cls.field_names()
         unknown = [k for k in values if k not in known]
         if unknown:

@@ -3,7 +3,7 @@
 Everything here is state, pure transitions and checks (numpy only). Start with::
 
     from gnome_env.ginny_o import GinnyConfig, GinnyGame
-    game = GinnyGame(GinnyConfig(players=2), seed=0)
+    game = GinnyGame(GinnyConfig(num_players=2), seed=0)
     while not game.game_over:
         game.step(game.legal_actions()[0])
     print(game.final_scores, game.winners())

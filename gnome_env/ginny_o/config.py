@@ -14,6 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from gnome_env.core.config import PlainConfig, check_bool, check_int
+from gnome_env.core.renamed import renamed_fields
 from gnome_env.ginny_o.cards import JOKER, NUM_KINDS
 
 MIN_PLAYERS = 2
@@ -23,17 +24,19 @@ MAX_SLOTS = 8  # G5: 7 + the turn's draw
 TURNS_PER_PLAYER = 60  # G29d default: max_turns = 60 * players
 
 
+@renamed_fields(players="num_players")
 @dataclass(frozen=True)
 class GinnyConfig(PlainConfig):
     """One validated, immutable set of Ginny-O rule options.
 
     Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy
-    (:class:`gnome_env.gnoming.config.PlainConfig`).
+    (:class:`gnome_env.core.config.PlainConfig`; the old field name ``players`` still works,
+    warning once).
     """
 
     CONFIG_TITLE: ClassVar[str] = "Ginny-O"
 
-    players: int = 2
+    num_players: int = 2
     """G2: seats at the table, 2-4 (2: one tile set; 3-4: two sets)."""
     jokers_per_set: int = 2
     """G1: jokers in each tile set, 0-4."""
@@ -55,8 +58,8 @@ class GinnyConfig(PlainConfig):
 
     def __post_init__(self) -> None:
         # object.__setattr__: numpy ints are accepted and stored as plain ints (frozen).
-        players = check_int("players", self.players, MIN_PLAYERS, MAX_PLAYERS)
-        object.__setattr__(self, "players", players)
+        players = check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        object.__setattr__(self, "num_players", players)
         for name, low, high in (("jokers_per_set", 0, 4), ("max_placements", 1, 8)):
             object.__setattr__(self, name, check_int(name, getattr(self, name), low, high))
         object.__setattr__(self, "stall_rounds", check_int("stall_rounds", self.stall_rounds, 0))
@@ -83,7 +86,7 @@ class GinnyConfig(PlainConfig):
     @property
     def sets_in_play(self) -> int:
         """G2: one tile set with 2 players, two with 3 or 4."""
-        return 1 if self.players == 2 else 2
+        return 1 if self.num_players == 2 else 2
 
     @property
     def tiles_per_set(self) -> int:
@@ -98,12 +101,12 @@ class GinnyConfig(PlainConfig):
     @property
     def turn_cap(self) -> int:
         """G29d: ``max_turns``, or 60 * players when it is None."""
-        return self.max_turns if self.max_turns is not None else TURNS_PER_PLAYER * self.players
+        return self.max_turns if self.max_turns is not None else TURNS_PER_PLAYER * self.num_players
 
     @property
     def stall_limit(self) -> int:
         """G29c: consecutive turns without a placed tile that end the game (0: never)."""
-        return self.stall_rounds * self.players
+        return self.stall_rounds * self.num_players
 
     def copies(self) -> np.ndarray:
         """Copies in play of each of the 53 kinds (int64, length 53)."""

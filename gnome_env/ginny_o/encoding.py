@@ -247,7 +247,7 @@ def bounds() -> tuple[np.ndarray, np.ndarray]:
 
 def seat_order(view: GinnyView) -> list[int]:
     """The absolute seats of seat blocks ``0 .. n-1``: the observer, then in turn order."""
-    n = view.config.players
+    n = view.config.num_players
     return [(view.seat + r) % n for r in range(n)]
 
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gnome_env.core import rng
+from gnome_env.core.renamed import old_method
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, Board, row_col
 from gnome_env.ginny_o.cards import JOKER, format_kind, format_tile, penalty_value
@@ -91,10 +92,12 @@ class GinnyGame:
             raise ValueError(f"seed={seed!r} is not allowed: must be an integer 0..2**63-1")
         self.config = config
         self.seed = int(seed)
-        n = self.num_players = config.players
+        n = self.num_players = config.num_players
         self.board = board.copy() if board is not None else Board()
         self.initial_board = self.board.copy()
-        self.initial_scores = [0] * config.players if scores is None else [int(x) for x in scores]
+        self.initial_scores = (
+            [0] * config.num_players if scores is None else [int(x) for x in scores]
+        )
         #: Every committed placement: ``(seat, tiles, score)`` (for the validator and records).
         self.placement_log: list[tuple[int, tuple[tuple[int, int, int], ...], int]] = []
         self.stacked = draw_order is not None
@@ -417,18 +420,21 @@ class GinnyGame:
         remains is shared."""
         if not self.game_over:
             raise ValueError("the game is not over yet")
-        keys = self.order_keys()
+        keys = self.ranking_keys()
         best = min(keys)
         return tuple(s for s in range(self.num_players) if keys[s] == best)
 
-    def order_keys(self) -> list[tuple[int, int]]:
-        """G31 sort key per seat (smaller is better): ``(-final score, penalty)``."""
+    def ranking_keys(self) -> list[tuple[int, int]]:
+        """G31 sort key per seat (smaller is better; equal keys are tied):
+        ``(-final score, penalty)``."""
         assert self.final_scores is not None and self.penalties is not None
         return [(-f, p) for f, p in zip(self.final_scores, self.penalties, strict=False)]
 
+    order_keys = old_method("ranking_keys", "order_keys", "GinnyGame")
+
     def rank_rewards(self) -> list[float]:
         """RL notes: ``(opponents ranked below - opponents ranked above) / (n - 1)`` per seat."""
-        keys = self.order_keys()
+        keys = self.ranking_keys()
         n = self.num_players
         return [
             (sum(keys[j] > keys[i] for j in range(n)) - sum(keys[j] < keys[i] for j in range(n)))

@@ -3,7 +3,7 @@
 =====================  ==============================================================
 Import                 ``from gnome_env.ginny_o import ginny_o_v0``
 Actions                Discrete(1864)
-Agents                 ``player_0 .. player_{n-1}``, n = ``players`` (2..4, default 2)
+Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` (2..4, default 2)
 Parallel API           no (turn-based, ``is_parallelizable=False``)
 Manual control         no
 Observation shape      ``observation``: (7944,) float32, ``action_mask``: (1864,) int8
@@ -22,7 +22,7 @@ offender, 0 for the others, and a warning. ``raw_env(**kw)`` has no such checks:
 action raises :class:`gnome_env.ginny_o.IllegalActionError` (a ``ValueError``) with the
 agent's name and the engine's reason, and changes nothing (no step, no draw).
 
-Keyword arguments: ``players`` (2..4, default 2), ``reward`` (``"rank"``, ``"score"``),
+Keyword arguments: ``num_players`` (2..4, default 2), ``reward_mode`` (``"rank"``, ``"score"``),
 ``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``) and every other field of
 :class:`gnome_env.ginny_o.GinnyConfig` (``jokers_per_set``, ``descending_runs``,
 ``max_placements``, ``first_player``, ``rescore_existing``, ``dead_check``,
@@ -183,6 +183,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gnome_env.core import rng
+from gnome_env.core.renamed import old_property, rename_keys
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import MAX_PLAYERS, GinnyConfig
@@ -290,18 +291,26 @@ class raw_env(AECEnv):
         "render_fps": 2,
     }
 
+    reward = old_property("reward_mode", "reward", "raw_env")  # the old name, warns once
+
     def __init__(
         self,
-        players: int = 2,
-        reward: str = "rank",
+        num_players: int = 2,
+        reward_mode: str = "rank",
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
         super().__init__()
-        self.config = GinnyConfig.from_dict({"players": players, **rules})
-        self.reward = _check_choice("reward", reward, REWARDS)
+        # the old keyword spellings (players=, reward=) still work, warning once
+        rules = rename_keys(
+            type(self).__name__, rules, {"players": "num_players", "reward": "reward_mode"}
+        )
+        reward_mode = rules.pop("reward_mode", reward_mode)
+        num_players = rules.pop("num_players", num_players)
+        self.config = GinnyConfig.from_dict({"num_players": num_players, **rules})
+        self.reward_mode = _check_choice("reward_mode", reward_mode, REWARDS)
         self.render_mode = _check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        n = self.config.players
+        n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -325,7 +334,7 @@ class raw_env(AECEnv):
         self.num_actions = NUM_ACTIONS
         self.max_steps_per_turn = MAX_STEPS_PER_TURN
         self.max_game_length = max_game_length(self.config)
-        self.utility_range = UTILITY_RANGE if self.reward == "rank" else None
+        self.utility_range = UTILITY_RANGE if self.reward_mode == "rank" else None
         self._game: GinnyGame | None = None
         self._turn_scores: list[int] = []  # scores when the current turn started
         self._last_points = (-1, 0)  # (seat, points) of the last step
@@ -351,9 +360,9 @@ class raw_env(AECEnv):
     @game.setter
     def game(self, game: GinnyGame) -> None:
         """Install a position: the episode goes on from ``game`` (same number of players)."""
-        if not isinstance(game, GinnyGame) or game.config.players != self.config.players:
+        if not isinstance(game, GinnyGame) or game.config.num_players != self.config.num_players:
             raise ValueError(
-                f"env.game must be a GinnyGame with {self.config.players} players, got {game!r}"
+                f"env.game must be a GinnyGame with {self.config.num_players} players, got {game!r}"
             )
         self._install(game)
 
@@ -401,7 +410,7 @@ class raw_env(AECEnv):
         self._last_points = (result.seat, result.points)
         rewards = [0.0] * n
         if result.turn_over:
-            if self.reward == "score":
+            if self.reward_mode == "score":
                 now = game.final_scores if game.game_over else game.scores
                 assert now is not None
                 rewards = relative([a - b for a, b in zip(now, self._turn_scores, strict=True)])

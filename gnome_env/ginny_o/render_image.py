@@ -198,7 +198,7 @@ def _draw_header(
             right += " " + view.phase.replace("_", " ")
     draw_text(img, MARGIN, WIDTH - MARGIN - text_width(right), right, FRAME)
     y = MARGIN + LINE
-    for s in range(cfg.players):
+    for s in range(cfg.num_players):
         x = MARGIN + s * SEAT_COLUMN
         if final is not None:
             text = f"P{s} {final[s]}"

@@ -3,7 +3,7 @@
 Rule tests build exact positions with :func:`stacked_game`::
 
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C 2H 9D", 1: "AC 2C 3C KD KH 5S 6S"},
         draws="TD JD",                      # the next tiles drawn, in order
         board=["9H 9S 9D @ 8,7 across"],    # tiles already on the board
@@ -79,7 +79,7 @@ def stacked_game(
 ) -> GinnyGame:
     """A game from a stacked box (see the module docstring)."""
     config = (config or GinnyConfig()).replace(first_player=first_player)
-    n = config.players
+    n = config.num_players
     if rest not in ("box", "out"):
         raise ValueError(f"rest={rest!r} is not allowed: must be 'box' or 'out'")
     if sorted(racks) != list(range(n)):

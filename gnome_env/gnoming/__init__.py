@@ -3,8 +3,8 @@ records and viewer. Start with::
 
     from gnome_env.gnoming import Game, RulesConfig
     game = Game(RulesConfig(num_players=5), seed=0)
-    while not game.is_over:
-        game.apply(game.legal_actions()[0])
+    while not game.game_over:
+        game.step(game.legal_actions()[0])
     print(game.totals, game.winners())
 
 The names below are imported on first use (``import gnome_env.gnoming`` imports nothing else).

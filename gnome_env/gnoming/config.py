@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -51,13 +51,15 @@ def seat_counts(num_players: object, name: str = "num_players") -> tuple[int, ..
 
 
 @dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(PlainConfig):
     """One validated, immutable set of rule options (RULES.md variants, R1 deck, seat count).
 
     Construct with keywords or :meth:`from_dict`; any bad value raises ``ValueError``
     naming the field, the value and what is allowed. Use :meth:`replace` to derive a
     changed copy (validated again).
     """
+
+    CONFIG_TITLE: ClassVar[str] = "rules"
 
     num_players: int = 4
     """Seats at the table, 3..7."""
@@ -114,25 +116,6 @@ class RulesConfig:
         if self.max_turns_per_round is None:
             return TURNS_PER_PLAYER_CAP * self.num_players
         return self.max_turns_per_round
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        """Names of every configurable field."""
-        return tuple(f.name for f in dataclasses.fields(cls))
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, object]) -> RulesConfig:
-        """Build from a plain mapping (JSON/YAML); unknown fields raise ``ValueError``."""
-        if not isinstance(values, Mapping):
-            raise ValueError(f"rules config must be a mapping of field to value, got {values!r}")
-        allowed = cls.field_names()
-        unknown = [k for k in values if k not in allowed]
-        if unknown:
-            raise ValueError(
-                f"unknown rules field(s) {', '.join(map(repr, unknown))}; "
-                f"allowed fields: {', '.join(allowed)}"
-            )
-        return cls(**values)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON-friendly mapping; ``from_dict(to_dict())`` gives an equal config."""

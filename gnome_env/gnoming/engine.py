@@ -7,7 +7,7 @@ One :class:`Game` is one whole game (all rounds). The decision API is:
 * ``game.phase`` -- a :class:`Phase`;
 * ``game.legal_actions()`` (list of ids) / ``game.legal_mask()`` (bool array over the
   action table of :mod:`gnome_env.gnoming.actions`);
-* ``game.apply(action)`` -- an illegal or malformed action raises ``ValueError`` and leaves
+* ``game.step(action)`` -- an illegal or malformed action raises ``ValueError`` and leaves
   the state unchanged.
 
 Every random choice comes from the project's own counter-based generator
@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gnome_env.core.renamed import old_method, old_property
 from gnome_env.core.rng import MAX_SEED, deal_order, reshuffle_order
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.cards import HAZARD, LAYOUT_SIZE, MULLIGAN, card_token, parse_card
@@ -171,7 +172,11 @@ def hazard_flip_queue(turn_player: int, num_players: int, down_count: Sequence[i
 
 
 class Game:
-    """One game of Gnoming A Round under a :class:`RulesConfig`, driven by :meth:`apply`."""
+    """One game of Gnoming A Round under a :class:`RulesConfig`, driven by :meth:`step`."""
+
+    # The old spellings (before one vocabulary for every engine): warn once.
+    apply = old_method("step", "apply", "Game")
+    is_over = old_property("game_over", "is_over", "Game")
 
     __slots__ = tuple(sorted({f.name for f in STATE_FIELDS} | set(HISTORY_AND_CACHE)))
 
@@ -339,7 +344,7 @@ class Game:
         return list(legal)
 
     def legal_mask(self) -> np.ndarray:
-        """Boolean mask over the action table: True where :meth:`apply` accepts the action."""
+        """Boolean mask over the action table: True where :meth:`step` accepts the action."""
         mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
         legal = self._legal
         if legal is None:
@@ -348,7 +353,7 @@ class Game:
         return mask
 
     @property
-    def is_over(self) -> bool:
+    def game_over(self) -> bool:
         """True once every round has been played."""
         return self.phase == Phase.GAME_OVER
 
@@ -358,7 +363,7 @@ class Game:
         return self.phase == Phase.DISPLACED and self._displaced_can_bounce()
 
     # ------------------------------------------------------------------ transitions
-    def apply(self, action: int) -> None:
+    def step(self, action: int) -> None:
         """Carry out ``action`` for ``current_seat``; illegal actions raise ``ValueError``."""
         if type(action) is not int:
             action = A.coerce_action(action)
@@ -555,7 +560,7 @@ class Game:
     def ranking_keys(self) -> list[tuple[int, int]]:
         """R23 order of the seats: ``(total, last-round score)`` each, lower is better; seats
         with equal keys are tied. Defined once the game is over (``ValueError`` before)."""
-        if not self.is_over:
+        if not self.game_over:
             raise ValueError("winners and rankings are only defined once the game is over")
         last = self.round_results[-1].round_scores
         return [(total, last[s]) for s, total in enumerate(self.totals)]

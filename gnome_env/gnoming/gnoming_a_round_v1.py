@@ -402,7 +402,7 @@ class raw_env(AECEnv):
             game = self._game = Game(self.config, self._game_seed)
         if self._pending:
             for action in self._pending:
-                game.apply(action)
+                game.step(action)
             self._pending = []
         return game
 
@@ -533,12 +533,12 @@ class raw_env(AECEnv):
         # and changes nothing.
         game = self._game
         rounds_before = len(game.round_results)
-        game.apply(action)
+        game.step(action)
         self._after_apply(agent, rounds_before)
 
     def _refuse(self, action: int) -> None:
         """Raise Game.apply's ValueError for an action the kernel game refused (nothing changes)."""
-        self._synced_game().apply(action)
+        self._synced_game().step(action)
         raise RuntimeError(f"the kernel game refused the legal action {action}")  # a bug
 
     def _play_on_shown_game(self, action: int) -> int:
@@ -550,7 +550,7 @@ class raw_env(AECEnv):
             return KERNEL_ILLEGAL
         code = self._kernel_game.step(action)
         if code != KERNEL_ILLEGAL:
-            self._game.apply(action)
+            self._game.step(action)
             self._shown_decisions += 1
         return code
 
@@ -596,12 +596,12 @@ class raw_env(AECEnv):
             info = round_end_info(game, len(self.possible_agents))
             for a in self.agents:
                 self.infos[a] = copy_info(info)
-            if game.is_over:
+            if game.game_over:
                 truncated = ended_by_cap(game)
                 self.terminations = self._seat_dict(not truncated, True)
                 self.truncations = self._seat_dict(truncated, True)
             self._accumulate_rewards()
-        if game.is_over:
+        if game.game_over:
             self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % game.num_players]
         else:
             self.agent_selection = self.possible_agents[game.current_seat]

@@ -283,14 +283,14 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         game = self.game
         if game is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        if game.is_over:
+        if game.game_over:
             raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
         rounds_seen = len(game.round_results)
         reward = self._apply(action)  # ValueError for an illegal action, state unchanged
         self._rounds_seen = rounds_seen
         reward = self._play_others(reward)
         truncated = ended_by_cap(game)
-        terminated = game.is_over and not truncated
+        terminated = game.game_over and not truncated
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, terminated, truncated, self._info()
@@ -298,7 +298,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
     def _play_others(self, reward: float) -> float:
         """Let the other seats decide until it is the learner's turn or the game is over."""
         game = self.game
-        while not game.is_over and game.current_seat != self.learner_seat:
+        while not game.game_over and game.current_seat != self.learner_seat:
             seat = game.current_seat
             policy = self.seat_policies[seat]
             action = policy.act(self.encoder.encode(game, seat), game.legal_mask())
@@ -312,7 +312,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         """Apply one action of the current seat; the learner's reward for it, as the AEC env."""
         game = self.game
         rounds_before = len(game.round_results)
-        game.apply(action)
+        game.step(action)
         rewards = rewards_after_action(self.reward_mode, game, rounds_before)
         return 0.0 if rewards is None else rewards[self.learner_seat]
 
@@ -337,13 +337,13 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         game = self.game
         if game is None:
             raise gymnasium.error.ResetNeeded("call reset() before action_masks()")
-        if game.is_over:
+        if game.game_over:
             return np.zeros(A.NUM_ACTIONS, dtype=bool)
         return game.legal_mask()
 
     def _sample_mask(self) -> np.ndarray | None:
         game = self.game
-        if game is None or game.is_over:
+        if game is None or game.game_over:
             return None
         return game.legal_mask()
 

@@ -131,7 +131,7 @@ def round_end_info(game: Game, slots: int) -> dict[str, Any]:
     """The info after the last finished round of ``game`` (``slots`` >= its seat count)."""
     result = game.round_results[-1]
     winners = np.zeros(slots, dtype=np.int8)
-    over = game.is_over
+    over = game.game_over
     if over:
         winners[list(game.winners())] = 1
     return {

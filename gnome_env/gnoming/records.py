@@ -40,7 +40,7 @@ def to_record(game: Game, meta: dict | None = None) -> dict:
     checkpoints = []
     rounds_done = 0
     for step, action in enumerate(game.actions):
-        replay.apply(action)
+        replay.step(action)
         if len(replay.round_results) > rounds_done:
             rounds_done = len(replay.round_results)
             checkpoints.append({"step": step, "round": rounds_done - 1, "digest": replay.digest()})
@@ -56,7 +56,7 @@ def to_record(game: Game, meta: dict | None = None) -> dict:
             "digest": game.digest(),
             "totals": list(game.totals),
             "round_scores": [list(r.round_scores) for r in game.round_results],
-            "over": game.is_over,
+            "over": game.game_over,
         },
     }
     if meta is not None:
@@ -107,7 +107,7 @@ def replay(record: dict) -> Game:
     checkpoints = {c.get("step"): c for c in record["checkpoints"] if isinstance(c, dict)}
     for step, action in enumerate(actions):
         try:
-            game.apply(action)
+            game.step(action)
         except ValueError as err:
             raise RecordError(f"record does not replay at step {step}: {err}") from None
         check = checkpoints.get(step)

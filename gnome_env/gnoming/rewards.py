@@ -54,7 +54,7 @@ def rewards_after_action(mode: str, game: Game, rounds_before: int) -> list[floa
     if len(game.round_results) == rounds_before:
         return None
     rewards = round_end_rewards(mode, game.round_results[-1].round_scores)
-    if game.is_over:
+    if game.game_over:
         end = game_end_rewards(mode, game.winners(), game.num_players)
         rewards = [a + b for a, b in zip(rewards, end, strict=True)]
     return rewards
@@ -71,11 +71,11 @@ def round_info(game: Game, agents: Sequence[str]) -> dict[str, Any]:
         "ended_by": result.ended_by,
         "totals": dict(zip(agents, game.totals, strict=True)),
     }
-    if game.is_over:
+    if game.game_over:
         info["winners"] = [agents[s] for s in game.winners()]
     return info
 
 
 def ended_by_cap(game: Game) -> bool:
     """True when the game is over and its last round ended at the round cap (truncation)."""
-    return game.is_over and game.round_results[-1].ended_by == "turn_cap"
+    return game.game_over and game.round_results[-1].ended_by == "turn_cap"

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from gnome_env.core.renamed import old_method, old_property
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.cards import card_token, parse_card, parse_layout
 from gnome_env.gnoming.config import RulesConfig
@@ -118,11 +119,11 @@ def hidden_card_twins(rules: RulesConfig, seed: int) -> Iterator[tuple[Game, Gam
     actions drawn from ``random.Random(seed)``, whatever the caller does with the pair."""
     rng = random.Random(seed)
     game = Game(rules, seed)
-    while not game.is_over:
+    while not game.game_over:
         legal = game.legal_actions()
         if len(legal) > 1:
             yield game, permute_hidden_cards(game, rng)
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
 
 
 # ------------------------------------------------------------------ the kernels, as a Game
@@ -200,6 +201,10 @@ class KernelRulesGame:
     here), so "a rejected action changes nothing" is checked on the kernel state itself.
     """
 
+    # The old spellings (before one vocabulary for every engine): warn once.
+    apply = old_method("step", "apply", "KernelRulesGame")
+    is_over = old_property("game_over", "is_over", "KernelRulesGame")
+
     # Game's views of its own fields: no rules in them, so the kernel fields can use them.
     visible_layout = Game.visible_layout
     card_count = Game.card_count
@@ -239,7 +244,7 @@ class KernelRulesGame:
 
     # ------------------------------------------------------------------ decisions
     @property
-    def is_over(self) -> bool:
+    def game_over(self) -> bool:
         return self._state["phase"] == Phase.GAME_OVER
 
     @property
@@ -255,7 +260,7 @@ class KernelRulesGame:
         from gnome_env.gnoming import _kernels as K
 
         kg = self._kgame
-        if not self.is_over:
+        if not self.game_over:
             return kg.mask.astype(bool)
         mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
         vec = kg._vec
@@ -267,14 +272,14 @@ class KernelRulesGame:
         ids = np.flatnonzero(self.legal_mask()).tolist()
         return sorted(ids, key=lambda a: (a in discards, a))
 
-    def apply(self, action: object) -> None:
+    def step(self, action: object) -> None:
         """The kernel step of ``action``; an illegal or malformed one raises ``ValueError``
         and changes nothing."""
         from gnome_env.gnoming import _kernels as K
 
         action = A.coerce_action(action)  # malformed or out of range: never reaches the kernel
         kg = self._kgame
-        if self.is_over:  # the kernel step would read a stale mask: nothing is legal now
+        if self.game_over:  # the kernel step would read a stale mask: nothing is legal now
             self._reject(action)
         code = kg._step(*kg._step_args, action)
         if code == K.STEP_ILLEGAL:

@@ -80,10 +80,10 @@ def check_invariants(game: Game, check_actions: bool = True) -> None:
         before = game.state_tuple()
         for action in range(A.NUM_ACTIONS):
             if mask[action]:
-                game.copy().apply(action)  # must not raise
+                game.copy().step(action)  # must not raise
             else:
                 try:
-                    game.apply(action)
+                    game.step(action)
                 except ValueError:
                     pass
                 else:

@@ -199,11 +199,11 @@ def build_entries(
         if compare and step in compare:
             entry["compare"] = int(compare[step])
         entries.append(entry)
-        replay.apply(action)
+        replay.step(action)
         while len(replay.round_results) > rounds_done:
             entries.append({**_round_end(replay, rounds_done), "step": step})
             rounds_done += 1
-    if replay.is_over:
+    if replay.game_over:
         entries.append(
             {
                 "kind": "game_over",
@@ -289,7 +289,7 @@ def frames(game: Game, every: int = 1) -> Iterator[np.ndarray]:
     for step, action in enumerate(game.actions):
         if step % every == 0:
             yield render_rgb(replay)
-        replay.apply(action)
+        replay.step(action)
     yield render_rgb(replay)
 
 

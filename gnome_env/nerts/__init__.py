@@ -3,7 +3,7 @@
 Everything here is state, pure transitions and checks (numpy only). Start with::
 
     from gnome_env.nerts import NertsConfig, NertsGame
-    game = NertsGame(NertsConfig(players=3), seed=0)
+    game = NertsGame(NertsConfig(num_players=3), seed=0)
     while not game.game_over:
         if game.hand_over:
             game.next_hand()

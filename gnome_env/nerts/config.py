@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from gnome_env.core.config import PlainConfig, check_bool, check_int
+from gnome_env.core.renamed import renamed_fields
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # N3: the action table is sized for six (N36)
@@ -19,17 +20,19 @@ SLOTS_PER_SEAT_SIZE = 6  # N7: F = (4 + jokers) * 6, one slot per possible start
 FOUNDATION_TIES = ("priority", "both_keep")
 
 
+@renamed_fields(players="num_players")
 @dataclass(frozen=True)
 class NertsConfig(PlainConfig):
     """One validated, immutable set of Nerts rule options (the variants of RULES-nerts.md).
 
     Construct with keywords or :meth:`from_dict`; :meth:`replace` derives a changed copy
-    (:class:`gnome_env.gnoming.config.PlainConfig`).
+    (:class:`gnome_env.core.config.PlainConfig`; the old field name ``players`` still works,
+    warning once).
     """
 
     CONFIG_TITLE: ClassVar[str] = "Nerts"
 
-    players: int = 4
+    num_players: int = 4
     """N3: seats at the table, 2-6."""
     jokers: int = 0
     """N1: jokers per deck, 0-2 (N32, N33)."""
@@ -57,7 +60,7 @@ class NertsConfig(PlainConfig):
     def __post_init__(self) -> None:
         # object.__setattr__: numpy ints are accepted and stored as plain ints (frozen).
         ints = {
-            "players": (MIN_PLAYERS, MAX_PLAYERS),
+            "num_players": (MIN_PLAYERS, MAX_PLAYERS),
             "jokers": (0, 2),
             "nerts_size": (1, 20),
             "work_piles": (3, 5),
@@ -91,7 +94,7 @@ class NertsConfig(PlainConfig):
     @property
     def max_slots_used(self) -> int:
         """N7: at most (4 + jokers) * players slots are ever used."""
-        return (4 + self.jokers) * self.players
+        return (4 + self.jokers) * self.num_players
 
     @property
     def n_actions(self) -> int:

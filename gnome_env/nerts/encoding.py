@@ -109,7 +109,7 @@ class NertsEncoder:
 
     def __init__(self, config: NertsConfig) -> None:
         self.config = config
-        self.players = config.players
+        self.players = config.num_players
         self.work_piles = config.work_piles
         self.num_slots = config.num_slots
         self.table = action_table(config)
@@ -139,7 +139,7 @@ class NertsEncoder:
         c = config
         self._rules = np.array(
             [
-                c.players / MAX_PLAYERS,
+                c.num_players / MAX_PLAYERS,
                 c.nerts_size / MAX_NERTS,
                 c.turn_size / MAX_TURN,
                 c.jokers / MAX_JOKERS,

@@ -196,7 +196,7 @@ def check_stacked_decks(
             raise ValueError(f"stacked_decks[{hand}] must be a mapping or list of seat decks")
         per_seat: dict[int, tuple[int, ...]] = {}
         for seat, deck in items:
-            if not isinstance(seat, (int, np.integer)) or not 0 <= seat < config.players:
+            if not isinstance(seat, (int, np.integer)) or not 0 <= seat < config.num_players:
                 raise ValueError(f"stacked_decks[{hand}] seat {seat!r} is not a seat")
             cards = assign_jokers(parse_cards(deck), list(range(JOKER, config.deck_size)))
             if sorted(cards) != want:
@@ -237,11 +237,11 @@ class NertsGame:
             )
         self.config = config
         self.seed = int(seed)
-        self.num_players = config.players
+        self.num_players = config.num_players
         self.table = action_table(config)
         self.n_actions = self.table.n
         self.stacked_decks = check_stacked_decks(config, stacked_decks)
-        p = config.players
+        p = config.num_players
         self.totals = [0] * p
         self.hand_results: list[HandResult] = []
         self.game_over = False
@@ -260,7 +260,7 @@ class NertsGame:
     def _deal(self, hand: int) -> None:
         """N5: deal hand ``hand`` (Nerts pile, work piles, stock; no waste, no foundations)."""
         cfg = self.config
-        p, f, ns, w = cfg.players, cfg.num_slots, cfg.nerts_size, cfg.work_piles
+        p, f, ns, w = cfg.num_players, cfg.num_slots, cfg.nerts_size, cfg.work_piles
         self.hand = hand
         self.nerts: list[list[int]] = []
         self.nerts_face_up: list[list[bool]] = []
@@ -322,6 +322,15 @@ class NertsGame:
     def hand_scores(self) -> list[int]:
         """N30 (ND17) on the current state: own foundation cards - 2 x Nerts cards left."""
         return [self.found_count[i] - 2 * len(self.nerts[i]) for i in range(self.num_players)]
+
+    def ranking_keys(self) -> list[tuple[int, int]]:
+        """The order of the seats, smaller is better and equal keys tied: ``(-total, -last
+        hand's score)`` (N31 ranks by total; the last hand orders equal totals). Defined once
+        the game is over (``ValueError`` before)."""
+        if self._winners is None:
+            raise ValueError("rankings are only defined once the game is over (N31)")
+        last = self.hand_results[-1].scores if self.hand_results else [0] * self.num_players
+        return [(-self.totals[s], -last[s]) for s in range(self.num_players)]
 
     def winners(self) -> tuple[int, ...]:
         """N31: the winning seats (shared win: several); ``ValueError`` before the game ends."""

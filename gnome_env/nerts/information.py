@@ -76,7 +76,7 @@ class NertsView:
     @property
     def num_players(self) -> int:
         """Seats at the table."""
-        return self.config.players
+        return self.config.num_players
 
     @classmethod
     def from_game(cls, game: NertsGame, seat: int) -> NertsView:

@@ -3,7 +3,7 @@
 =====================  ==============================================================
 Import                 ``from gnome_env.nerts import nerts_v0``
 Actions                Discrete(N_ACTIONS): 397 with the defaults (N36)
-Agents                 ``player_0 .. player_{P-1}``, P = ``players`` (2..6, default 4)
+Agents                 ``player_0 .. player_{P-1}``, P = ``num_players`` (2..6, default 4)
 Parallel API           yes (every agent acts every step, ``is_parallelizable=True``)
 Manual control         no
 Observation shape      ``observation``: (2527,) float32, ``action_mask``: (397,) int8
@@ -19,10 +19,10 @@ jokers) x 6 foundation slots), **never on the player count**: seats are padded t
 ``env(**kw)`` is its AEC form, ``pettingzoo.utils.parallel_to_aec(parallel_env(**kw))``
 (with PettingZoo's order checks), and ``raw_env(**kw)`` the same without them.
 
-Keyword arguments: ``players`` (2..6, default 4) and every other field of
+Keyword arguments: ``num_players`` (2..6, default 4) and every other field of
 :class:`gnome_env.nerts.NertsConfig` (``jokers``, ``nerts_size``, ``work_piles``,
 ``slide_under``, ``turn_size``, ``foundation_tie``, ``auto_call``, ``stall_steps``,
-``max_steps_per_hand``, ``target_score``, ``max_hands``); ``reward`` (``"relative"``,
+``max_steps_per_hand``, ``target_score``, ``max_hands``); ``reward_mode`` (``"relative"``,
 ``"score"``, ``"sparse"``); ``episode`` (``"hand"``, ``"game"``); ``render_mode`` (``None``,
 ``"human"``, ``"ansi"``, ``"rgb_array"``). A bad value or an unknown name raises
 ``ValueError`` naming it.
@@ -217,6 +217,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
 
 from gnome_env.core import rng
+from gnome_env.core.renamed import old_property, rename_keys
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
 from gnome_env.nerts.engine import END_BLOCKED, END_CAP, END_NERTS, NertsGame, StepResult
@@ -269,19 +270,27 @@ class NertsParallelEnv(ParallelEnv):
         "render_fps": 4,
     }
 
+    reward = old_property("reward_mode", "reward", "NertsParallelEnv")  # the old name, warns once
+
     def __init__(
         self,
-        players: int = 4,
-        reward: str = "relative",
+        num_players: int = 4,
+        reward_mode: str = "relative",
         episode: str = "hand",
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
-        self.config = NertsConfig.from_dict({"players": players, **rules})
-        self.reward = _check_choice("reward", reward, REWARDS)
+        # the old keyword spellings (players=, reward=) still work, warning once
+        rules = rename_keys(
+            type(self).__name__, rules, {"players": "num_players", "reward": "reward_mode"}
+        )
+        reward_mode = rules.pop("reward_mode", reward_mode)
+        num_players = rules.pop("num_players", num_players)
+        self.config = NertsConfig.from_dict({"num_players": num_players, **rules})
+        self.reward_mode = _check_choice("reward_mode", reward_mode, REWARDS)
         self.episode = _check_choice("episode", episode, EPISODES)
         self.render_mode = _check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        p = self.config.players
+        p = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(p)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -375,9 +384,9 @@ class NertsParallelEnv(ParallelEnv):
         result = game.step(acts)
         after = list(result.hand_scores)
         hand = game.hand
-        if self.reward == "score":
+        if self.reward_mode == "score":
             rewards = [float(a - b) for a, b in zip(after, before, strict=True)]
-        elif self.reward == "relative":
+        elif self.reward_mode == "relative":
             rewards = relative([a - b for a, b in zip(after, before, strict=True)])
         elif result.hand_over:  # sparse
             rewards = relative(after)

@@ -77,8 +77,8 @@ def _slots_shown(config: NertsConfig) -> int:
 
 def _layout(config: NertsConfig) -> dict[str, int]:
     panel_h, panel_w = _panel_size(config)
-    cols = min(config.players, PANELS_PER_ROW)
-    rows = -(-config.players // PANELS_PER_ROW)
+    cols = min(config.num_players, PANELS_PER_ROW)
+    rows = -(-config.num_players // PANELS_PER_ROW)
     width = max(MARGIN + cols * (panel_w + MARGIN), 440)
     per_row = max(1, (width - MARGIN) // (CARD_W + GAP))
     slot_rows = -(-_slots_shown(config) // per_row)

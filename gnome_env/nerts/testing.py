@@ -18,7 +18,7 @@ the rules write them (``stock="4C 9D KS"``: ``4C`` is turned first).
 2. **Positions** (:func:`build_game`): any reachable-looking position, written directly::
 
        game = build_game(
-           NertsConfig(players=3),
+           NertsConfig(num_players=3),
            seats={0: {"nerts": "5H"}, 2: {"waste": "5H", "stock": "KC", "rest": "nerts"}},
            foundations=["p1:AC", "p1:AD", "p1:AS", "p1:AH..4H"],
            steps=57,
@@ -146,7 +146,12 @@ def build_game(
 
     config = config or NertsConfig()
     seats = seats or {}
-    p, ns, w_count, f_count = config.players, config.nerts_size, config.work_piles, config.num_slots
+    p, ns, w_count, f_count = (
+        config.num_players,
+        config.nerts_size,
+        config.work_piles,
+        config.num_slots,
+    )
     for seat, spec in seats.items():
         if not 0 <= seat < p:
             raise ValueError(f"build_game: seat {seat} is not a seat of {p} players")
@@ -263,10 +268,10 @@ def step_with_priority(
 ) -> int:
     """The first step index ``k >= start`` whose pi (N20) is ``order``."""
     want = tuple(order)
-    if sorted(want) != list(range(config.players)):
-        raise ValueError(f"{want} is not an order of {config.players} seats")
+    if sorted(want) != list(range(config.num_players)):
+        raise ValueError(f"{want} is not an order of {config.num_players} seats")
     for k in range(start, start + 100_000):
-        if priority_order(config.players, seed, hand, k) == want:
+        if priority_order(config.num_players, seed, hand, k) == want:
             return k
     raise ValueError(f"no step in {start}..{start + 99_999} has pi = {want}")
 
@@ -276,7 +281,7 @@ def step_with_priority_before(
 ) -> int:
     """The first step index ``k >= start`` whose pi puts seat ``first`` before ``second``."""
     for k in range(start, start + 100_000):
-        pi = priority_order(config.players, seed, hand, k)
+        pi = priority_order(config.num_players, seed, hand, k)
         if pi.index(first) < pi.index(second):
             return k
     raise ValueError("no such step")  # pragma: no cover - half of all steps qualify

@@ -40,7 +40,7 @@ def check_invariants(game: NertsGame, dealt: bool = False) -> None:
     Nerts pile is larger than ``nerts_size`` (N5, N13) and hand scores lie in the N30 range.
     """
     cfg = game.config
-    p, w_count, f_count = cfg.players, cfg.work_piles, cfg.num_slots
+    p, w_count, f_count = cfg.num_players, cfg.work_piles, cfg.num_slots
     for name in ("nerts", "nerts_face_up", "work", "stock", "waste", "seen", "exhausted"):
         if len(getattr(game, name)) != p:
             _fail(game, f"{name} has {len(getattr(game, name))} entries for {p} seats")

@@ -213,9 +213,9 @@ def test_no_numpy_random_in_a_game(monkeypatch):
     config = RulesConfig.from_dict({"deck": small, "rounds": 2})
     game = Game(config, 4)
     reshuffles = 0
-    while not game.is_over:
+    while not game.game_over:
         legal = game.legal_actions()  # draw and discard: the draw pile runs out
-        game.apply(next((a for a in (A.DRAW, A.DISCARD_A) if a in legal), legal[0]))
+        game.step(next((a for a in (A.DRAW, A.DISCARD_A) if a in legal), legal[0]))
         reshuffles = max(reshuffles, game.reshuffles)
     assert reshuffles > 0  # R8 happened, without numpy.random
     vec = VectorGame(config, 4, num_players=[3, 7])

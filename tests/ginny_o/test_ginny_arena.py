@@ -79,13 +79,13 @@ def test_same_seed_same_result_and_the_record_replays():
     other = _ginny(["greedy", "greedy"], 2, 2, seed=6, rules={"max_turns": 20})
     assert other.records != first.records
     rec = first.records[1]
-    game = GinnyGame(GinnyConfig(players=2, max_turns=20), rec["game_seed"])
+    game = GinnyGame(GinnyConfig(num_players=2, max_turns=20), rec["game_seed"])
     play_game(game, [GreedyGinnyAgent(0), GreedyGinnyAgent(1)])  # greedy ignores its seed
     assert game.digest() == rec["digest"]
 
 
 def test_play_deal_is_pure_and_factories_are_entries():
-    rules = GinnyConfig(players=2, max_turns=20).to_dict()
+    rules = GinnyConfig(num_players=2, max_turns=20).to_dict()
     first = play_ginny_deal([LastLegalBot, "random"], 2, rules, 123, 456)
     assert play_ginny_deal([LastLegalBot, "random"], 2, rules, 123, 456) == first
     other = play_ginny_deal([LastLegalBot, "random"], 2, rules, 123, 457)
@@ -140,7 +140,7 @@ def test_gnome_eval_game_ginny_o_prints_the_table_and_writes_json(tmp_path, caps
     assert "Arena (Ginny-O): 2 players, 2 games" in out and "greedy" in out
     assert "max_turns=20" in out
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["settings"]["game"] == "ginny_o" and data["settings"]["rules"]["players"] == 2
+    assert data["settings"]["game"] == "ginny_o" and data["settings"]["rules"]["num_players"] == 2
     assert data["settings"]["lineup"] == ["greedy", "random"]
     argv = [
         *("eval", "--game", "ginny_o", "--players", "3", "--lineup", "greedy,heuristic,random"),

@@ -25,7 +25,7 @@ from gnome_env.ginny_o.notation import format_placement
 from gnome_env.ginny_o.testing import stacked_game
 
 BOT_SPECS = ("random", "greedy", "heuristic")  # every spec that needs no file
-TWO = GinnyConfig(players=2)
+TWO = GinnyConfig(num_players=2)
 
 
 def view_of(game: GinnyGame) -> GinnyView:
@@ -97,13 +97,13 @@ def test_registry_learned_spec_without_its_module_is_a_clear_error(monkeypatch):
     "config",
     [
         TWO,
-        GinnyConfig(players=3, max_placements=3, max_turns=45),
-        GinnyConfig(players=4, max_turns=40),
+        GinnyConfig(num_players=3, max_placements=3, max_turns=45),
+        GinnyConfig(num_players=4, max_turns=40),
     ],
 )
 def test_bots_only_return_legal_actions(config):
     game = GinnyGame(config, 5)
-    bots = [make_ginny_agent(BOT_SPECS[s % 3], 10 + s, config) for s in range(config.players)]
+    bots = [make_ginny_agent(BOT_SPECS[s % 3], 10 + s, config) for s in range(config.num_players)]
     kinds = set()
     for view, action in play(game, bots):
         assert type(action) is int and action in view.legal_actions
@@ -226,7 +226,7 @@ def test_g14_greedy_passes_when_the_box_is_empty_and_it_cannot_place():
 
 
 def test_g14_greedy_keeps_placing_then_ends_the_turn_with_max_placements():
-    config = GinnyConfig(players=3, max_placements=4, max_turns=60)
+    config = GinnyConfig(num_players=3, max_placements=4, max_turns=60)
     game = GinnyGame(config, 2)
     bots = [GreedyGinnyAgent(s, config) for s in range(3)]
     ends = commits = 0
@@ -278,7 +278,7 @@ def test_heuristic_keeps_a_joker_unless_the_play_pays_for_it():
 # ---------------------------------------------------------------------- G17: no hidden information
 @pytest.mark.parametrize("spec", BOT_SPECS)
 def test_g17_decisions_do_not_depend_on_other_racks_or_the_box(spec):
-    config = GinnyConfig(players=3, max_turns=60)
+    config = GinnyConfig(num_players=3, max_turns=60)
     game = GinnyGame(config, 8)
     bots = [make_ginny_agent(spec, 20 + s, config) for s in range(3)]
     checked = 0

@@ -15,9 +15,9 @@ from gnome_env.ginny_o.validate import GinnyInvariantError, check_invariants
 
 
 def test_config_round_trip_and_clear_errors():
-    cfg = GinnyConfig(players=3, max_placements=2, max_turns=50, first_player=1)
+    cfg = GinnyConfig(num_players=3, max_placements=2, max_turns=50, first_player=1)
     assert GinnyConfig.from_dict(cfg.to_dict()) == cfg
-    assert cfg.replace(players=4).players == 4
+    assert cfg.replace(num_players=4).num_players == 4
     with pytest.raises(ValueError, match=r"unknown Ginny-O config field.*'jokers'.*known fields"):
         GinnyConfig.from_dict({"jokers": 2})
     with pytest.raises(
@@ -33,7 +33,7 @@ def test_config_round_trip_and_clear_errors():
     with pytest.raises(ValueError, match="stall_rounds=-1"):
         GinnyConfig(stall_rounds=-1)
     with pytest.raises(ValueError, match="must be a mapping"):
-        GinnyConfig.from_dict([("players", 2)])
+        GinnyConfig.from_dict([("num_players", 2)])
 
 
 def test_seed_and_config_errors():
@@ -41,11 +41,11 @@ def test_seed_and_config_errors():
         with pytest.raises(ValueError, match="seed="):
             GinnyGame(GinnyConfig(), bad)
     with pytest.raises(ValueError, match="config must be a GinnyConfig"):
-        GinnyGame({"players": 2}, 0)
+        GinnyGame({"num_players": 2}, 0)
 
 
 def test_illegal_actions_raise_say_why_and_change_nothing():
-    game = GinnyGame(GinnyConfig(players=2), 5)
+    game = GinnyGame(GinnyConfig(num_players=2), 5)
     before = game.digest()
     cases = {
         -1: "must be an integer 0..1863",
@@ -68,14 +68,14 @@ def test_illegal_actions_raise_say_why_and_change_nothing():
 
 
 def test_numpy_ints_are_accepted():
-    game = GinnyGame(GinnyConfig(players=2), 5)
+    game = GinnyGame(GinnyConfig(num_players=2), 5)
     a = np.int64(game.legal_actions()[0])
     game.step(a)
     assert game.log[-1][1] == int(a)
 
 
 def test_copy_is_independent_and_digest_follows_state():
-    game = GinnyGame(GinnyConfig(players=3), 9)
+    game = GinnyGame(GinnyConfig(num_players=3), 9)
     twin = game.copy()
     assert twin.digest() == game.digest()
     twin.step(twin.legal_actions()[-1])
@@ -86,7 +86,7 @@ def test_copy_is_independent_and_digest_follows_state():
 
 def test_same_seed_same_actions_same_game_and_no_global_random_state():
     def play(seed: int, disturb: bool) -> list[str]:
-        game = GinnyGame(GinnyConfig(players=4), seed)
+        game = GinnyGame(GinnyConfig(num_players=4), seed)
         pick = np.random.default_rng(0)
         out = []
         while not game.game_over and game.turn < 40:
@@ -107,7 +107,7 @@ def test_same_seed_same_actions_same_game_and_no_global_random_state():
 
 def test_game_over_accepts_nothing():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "5D", 1: "2H"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
         rest="out",
@@ -119,7 +119,7 @@ def test_game_over_accepts_nothing():
 
 
 def test_validator_catches_a_broken_game():
-    game = GinnyGame(GinnyConfig(players=2), 2)
+    game = GinnyGame(GinnyConfig(num_players=2), 2)
     broken = game.copy()
     broken.box.pop()
     with pytest.raises(GinnyInvariantError, match="tiles not conserved"):
@@ -158,12 +158,12 @@ def test_notation_round_trip_and_errors():
 def test_test_hook_errors():
     with pytest.raises(ValueError, match="no copy of 7H is left"):
         stacked_game(
-            GinnyConfig(players=2), racks={0: "7H 7H 2C 3C 4C 5C 6C", 1: "2D 3D 4D 5D 6D 7D 8D"}
+            GinnyConfig(num_players=2), racks={0: "7H 7H 2C 3C 4C 5C 6C", 1: "2D 3D 4D 5D 6D 7D 8D"}
         )
     with pytest.raises(ValueError, match="give exactly 7"):
-        stacked_game(GinnyConfig(players=2), racks={0: "7H", 1: "2D 3D 4D 5D 6D 7D 8D"})
+        stacked_game(GinnyConfig(num_players=2), racks={0: "7H", 1: "2D 3D 4D 5D 6D 7D 8D"})
     with pytest.raises(ValueError, match="every seat"):
-        stacked_game(GinnyConfig(players=3), racks={0: "7H"})
+        stacked_game(GinnyConfig(num_players=3), racks={0: "7H"})
     with pytest.raises(ValueError, match="covers no start square"):
         build_board(["2C 3C 4C @ 0,0 across"])
     with pytest.raises(ValueError, match="not a meld"):

@@ -73,7 +73,7 @@ def test_static_facts_spaces_and_metadata():
     assert gv.NUM_ACTIONS == A.NUM_ACTIONS == 1864
     assert gv.MAX_STEPS_PER_TURN == 21 and gv.UTILITY_RANGE == (-1.0, 1.0)
     assert env.max_game_length == 50 * 21 == gv.max_game_length(env.config)
-    assert gv.max_game_length(GinnyConfig(players=2)) == 120 * 21
+    assert gv.max_game_length(GinnyConfig(num_players=2)) == 120 * 21
     assert env.metadata["name"] == "ginny_o_v0" and str(env) == "ginny_o_v0"
     assert env.metadata["is_parallelizable"] is False
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
@@ -88,7 +88,7 @@ def test_static_facts_spaces_and_metadata():
     assert env.state_space.shape == (gv.STATE_SIZE,) == (8213,)
     assert gv.raw_env(reward="score").utility_range is None
     wrapped = gv.env(players=4)
-    assert wrapped.unwrapped.config.players == 4 and str(wrapped) == "ginny_o_v0"
+    assert wrapped.unwrapped.config.num_players == 4 and str(wrapped) == "ginny_o_v0"
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_slices_cover_the_observation_in_order():
 
 def fresh_stacked() -> GinnyGame:
     return stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C * 9D", 1: "AC 2C 3C KD KH 5S 6S"},
         draws="TD",
     )
@@ -288,7 +288,7 @@ def stuck_game(players: int, scores: list[int]) -> GinnyGame:
     """A stacked game whose box is empty and whose racks hold no meld: the first PASS ends it
     (G29b)."""
     return stacked_game(
-        GinnyConfig(players=players),
+        GinnyConfig(num_players=players),
         racks={s: STUCK[s] for s in range(players)},
         rest="out",
         scores=scores,

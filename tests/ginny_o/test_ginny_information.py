@@ -47,7 +47,7 @@ def tiles_conserved(game: GinnyGame) -> bool:
 def random_points(players: int, seed: int, every: int, **rules):
     """Positions of one random game (seeded masked-uniform steps): every ``every``-th step,
     and the finished game."""
-    game = GinnyGame(GinnyConfig(players=players, **rules), seed)
+    game = GinnyGame(GinnyConfig(num_players=players, **rules), seed)
     gen = np.random.default_rng(seed)
     k = 0
     while not game.game_over:
@@ -131,7 +131,7 @@ def test_permute_hidden_keeps_the_original_and_the_copy_plays_on():
 
 def test_permute_hidden_rebuilds_a_fresh_turn_of_the_acting_seat():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C 2H 9D", 1: "AC 2C 3C KD KH 5S 6S"},
         draws="TD",
     )
@@ -150,7 +150,7 @@ def test_permute_hidden_rebuilds_a_fresh_turn_of_the_acting_seat():
 
 def test_permute_hidden_leaves_a_turn_in_progress_alone():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C 2H 9D", 1: "AC 2C 3C KD KH 5S 6S"},
         draws="TD",
     )

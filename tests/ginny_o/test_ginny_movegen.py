@@ -22,7 +22,7 @@ from gnome_env.ginny_o.movegen import generate, rack_counts, score_placement
 
 def _random_position(seed: int, players: int, turns: int, descending: bool) -> GinnyGame:
     """A game after ``turns`` turns of a placing-biased random player."""
-    game = GinnyGame(GinnyConfig(players=players, descending_runs=descending), seed)
+    game = GinnyGame(GinnyConfig(num_players=players, descending_runs=descending), seed)
     gen = np.random.default_rng(seed)
     while not game.game_over and game.turn < turns:
         legal = game.legal_actions()

@@ -84,7 +84,7 @@ def _worked_example_game() -> GinnyGame:
     """The 2-player game of the worked-examples table, draws stacked so that every play of
     the table is in the mover's rack when it is due (fillers are tiles the table never uses)."""
     return stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C AD AH", 1: "AC 2C 3C 9C 9H 9D QD"},
         draws=(
             "AS 6H 6D 6S TD"  # T1 P0: draw AS; refill 4
@@ -131,7 +131,7 @@ def test_worked_examples_table_every_row_in_order():
 
 def test_worked_example_row2_G27_rescore_existing_false_scores_14():
     game = stacked_game(
-        GinnyConfig(players=2, rescore_existing=False),
+        GinnyConfig(num_players=2, rescore_existing=False),
         racks={0: "4C 5C 6C 7C 8C AD AH", 1: "AC 2C 3C 9C 9H 9D QD"},
         draws="AS 6H 6D 6S TD QH",
     )
@@ -143,7 +143,7 @@ def test_worked_example_G10_descending_run_only_with_the_variant():
     board = ["4C 5C 6C 7C 8C @ 3,7 down"]
     for descending, legal in ((False, False), (True, True)):
         game = stacked_game(
-            GinnyConfig(players=2, descending_runs=descending),
+            GinnyConfig(num_players=2, descending_runs=descending),
             racks={0: "JS TS 9S 2D 3D 4H 5H", 1: "KC KD 2H 3H 4D 5D 6D"},
             board=board,
         )
@@ -160,7 +160,7 @@ def test_worked_example_G10_no_run_round_the_corner_K_A_2():
     assert meld_type(parse_kinds("KH AH 2H"), descending=True) == 0
     assert meld_type(parse_kinds("2H AH KH"), descending=True) == 0
     game = stacked_game(
-        GinnyConfig(players=2, descending_runs=True),
+        GinnyConfig(num_players=2, descending_runs=True),
         racks={0: "KH AH 2H 5C 9D TS 4S", 1: "KC KD 2C 3H 4D 5D 6D"},
     )
     assert all(
@@ -170,7 +170,7 @@ def test_worked_example_G10_no_run_round_the_corner_K_A_2():
 
 def test_worked_example_G22_new_region_needs_three_tiles():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "5H 6H 7H 2C 9D TS 4S", 1: "KC KD 2D 3H 4D 5D 6D"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
     )
@@ -180,7 +180,7 @@ def test_worked_example_G22_new_region_needs_three_tiles():
 
 def test_worked_example_G20_first_meld_must_cover_the_centre():
     game = stacked_game(
-        GinnyConfig(players=2), racks={0: "2S 3S 4S 9D TD KC KH", 1: "AC 2C 3C 4C 5C 6C 7C"}
+        GinnyConfig(num_players=2), racks={0: "2S 3S 4S 9D TD KC KH", 1: "AC 2C 3C 4C 5C 6C 7C"}
     )
     rejected(game, "2S 3S 4S @ 6,6 across")
     assert find(game, "2S 3S 4S @ 7,6 across").score == 9  # the centre gives no bonus
@@ -190,7 +190,7 @@ def test_worked_example_G20_first_meld_must_cover_the_centre():
 
 def test_worked_example_G30_rack_penalty_28_and_G29a_passes_end_the_game():
     game = stacked_game(
-        GinnyConfig(players=3),
+        GinnyConfig(num_players=3),
         racks={0: "AH * KD 3S", 1: "2D", 2: ""},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
         rest="out",
@@ -209,7 +209,7 @@ def test_worked_example_G30_rack_penalty_28_and_G29a_passes_end_the_game():
 def test_worked_example_G31_tie_goes_to_the_smaller_rack_penalty():
     # Both finish on 120: P0 with a penalty of 5, P1 with 12.
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "5D", 1: "2H TC"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
         rest="out",
@@ -224,7 +224,7 @@ def test_worked_example_G31_tie_goes_to_the_smaller_rack_penalty():
 
 def test_G31_a_remaining_tie_is_shared():
     game = stacked_game(
-        GinnyConfig(players=3),
+        GinnyConfig(num_players=3),
         racks={0: "5D", 1: "5H", 2: "KS"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
         rest="out",
@@ -236,7 +236,7 @@ def test_G31_a_remaining_tie_is_shared():
     assert game.winners() == (2,)
     assert game.rank_rewards() == [-0.5, -0.5, 1.0]
     game2 = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "5D", 1: "5H"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
         rest="out",
@@ -251,21 +251,21 @@ def test_G31_a_remaining_tie_is_shared():
 def test_G1_tile_set_54_tiles_and_jokers_variant_validated():
     assert GinnyConfig().tiles_per_set == 54
     assert GinnyConfig(jokers_per_set=0).all_tiles().count(JOKER) == 0
-    assert GinnyConfig(players=3, jokers_per_set=4).all_tiles().count(JOKER) == 8
+    assert GinnyConfig(num_players=3, jokers_per_set=4).all_tiles().count(JOKER) == 8
     for bad in (-1, 5, "2", True, 1.0):
         with pytest.raises(ValueError, match="jokers_per_set"):
             GinnyConfig(jokers_per_set=bad)
 
 
 def test_G2_one_set_for_two_players_two_sets_for_three_or_four():
-    assert len(GinnyConfig(players=2).all_tiles()) == 54
+    assert len(GinnyConfig(num_players=2).all_tiles()) == 54
     for n in (3, 4):
-        tiles = GinnyConfig(players=n).all_tiles()
+        tiles = GinnyConfig(num_players=n).all_tiles()
         assert len(tiles) == 108
         assert all(tiles.count(k) == 2 for k in range(52))
     for bad in (1, 5):
         with pytest.raises(ValueError, match="players"):
-            GinnyConfig(players=bad)
+            GinnyConfig(num_players=bad)
 
 
 def test_G3_notation_and_kind_ids():
@@ -285,27 +285,27 @@ def test_G3_notation_and_kind_ids():
 
 
 def test_G4_G12_same_seed_same_game_and_the_first_player_is_drawn():
-    a, b = GinnyGame(GinnyConfig(players=3), 11), GinnyGame(GinnyConfig(players=3), 11)
+    a, b = GinnyGame(GinnyConfig(num_players=3), 11), GinnyGame(GinnyConfig(num_players=3), 11)
     assert a.racks == b.racks and a.current == b.current
-    firsts = {GinnyGame(GinnyConfig(players=4), s).current for s in range(40)}
+    firsts = {GinnyGame(GinnyConfig(num_players=4), s).current for s in range(40)}
     assert firsts == {0, 1, 2, 3}
-    assert any(GinnyGame(GinnyConfig(players=3), s).racks != a.racks for s in range(12, 15))
-    assert GinnyGame(GinnyConfig(players=3, first_player=2), 11).current == 2
+    assert any(GinnyGame(GinnyConfig(num_players=3), s).racks != a.racks for s in range(12, 15))
+    assert GinnyGame(GinnyConfig(num_players=3, first_player=2), 11).current == 2
     with pytest.raises(ValueError, match="first_player"):
-        GinnyConfig(players=3, first_player=3)
+        GinnyConfig(num_players=3, first_player=3)
 
 
 def test_G12_deal_order_first_player_draws_first():
     """From the first player in seat order, 7 each: the deal takes draws 0-6 for the first
     player, 7-13 for the next seat; the first player's turn draw is draw 14 (G13)."""
-    game = GinnyGame(GinnyConfig(players=3, first_player=1), 5)
+    game = GinnyGame(GinnyConfig(num_players=3, first_player=1), 5)
     assert game.draws == 3 * 7 + 1
     assert [len(r) for r in game.racks] == [7, 8, 7]
 
 
 def test_G4_a_returned_tile_is_mixed_in_and_can_come_back():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
         draws="QH",
         rest="out",
@@ -321,7 +321,7 @@ def test_G4_a_returned_tile_is_mixed_in_and_can_come_back():
 
 
 def test_G5_G13_seven_between_turns_eight_after_the_draw():
-    game = GinnyGame(GinnyConfig(players=2), 3)
+    game = GinnyGame(GinnyConfig(num_players=2), 3)
     mover = game.current
     assert len(game.racks[mover]) == 8 and game.drew
     assert len(game.racks[1 - mover]) == 7
@@ -354,7 +354,7 @@ def test_G7_centre_gives_nothing_red_starts_and_doubles_blue_triples_tiles_y2_g3
 
 def test_G8_diagonal_contact_does_not_connect():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "9H 9S 9D 2C 3D 4H 5S", 1: "KC KD 2H 3H 4D 5D 6D"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
     )
@@ -383,7 +383,7 @@ def test_G10_runs_ace_low_or_high_14_longest():
 
 def test_G11_joker_declared_card_may_duplicate_a_board_card_and_scores_zero():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "* 2D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
     )
@@ -397,7 +397,7 @@ def test_G11_joker_declared_card_may_duplicate_a_board_card_and_scores_zero():
 
 def test_G11_a_joker_may_read_as_a_card_that_is_on_the_board_elsewhere():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "* 9H 9S 2D JS KD 7S", 1: "3C 3D 3H 8S 8D TH TD"},
         board=["4C 5C 6C 7C 8C @ 3,7 down", "9C TC JC @ 3,11 across"],
     )
@@ -420,7 +420,7 @@ def test_G11_a_joker_may_read_as_a_card_that_is_on_the_board_elsewhere():
 # ---------------------------------------------------------------------------- a turn
 def test_G14_return_marks_increasing_slots_then_confirms_and_redraws():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
         draws="QH AS AD",
     )
@@ -449,7 +449,7 @@ def test_G14_no_return_after_placing_and_pass_only_without_a_draw():
 
 def test_G14_max_placements_two_placements_then_the_turn_ends_by_itself():
     game = stacked_game(
-        GinnyConfig(players=2, max_placements=2),
+        GinnyConfig(num_players=2, max_placements=2),
         racks={0: "4C 5C 6C 7C 8C 9C TC", 1: "3C 3D 3H 8S 8D TH TD"},
         draws="JC QC",
     )
@@ -463,7 +463,7 @@ def test_G14_max_placements_two_placements_then_the_turn_ends_by_itself():
 
 def test_G14_end_turn_after_one_of_two_placements():
     game = stacked_game(
-        GinnyConfig(players=2, max_placements=2),
+        GinnyConfig(num_players=2, max_placements=2),
         racks={0: "4C 5C 6C 2D 9H JS KD", 1: "3C 3D 3H 8S 8D TC TD"},
         draws="QS",
     )
@@ -480,7 +480,7 @@ def test_G14_with_one_placement_allowed_there_is_no_end_turn():
 
 def test_G15_refill_to_seven_after_a_play_or_what_the_box_has():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "4C 5C 6C 7C 8C 2D 9H", 1: "3C 3D 3H 8S 8D TC TD"},
         draws="QS KS",
         rest="out",
@@ -493,7 +493,7 @@ def test_G15_refill_to_seven_after_a_play_or_what_the_box_has():
 # ---------------------------------------------------------------------------- placements
 def test_G18_tiles_may_straddle_board_tiles_but_leave_no_gap():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "3C 7C 8C 2D 9H JS KD", 1: "3H 3D 3S 8S 8D TC TD"},
         board=["4C 5C 6C @ 7,6 across"],
     )
@@ -508,7 +508,7 @@ def test_G18_tiles_may_straddle_board_tiles_but_leave_no_gap():
 
 def test_G19_every_line_with_a_new_tile_must_be_a_meld():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "9S 9D 9H 2D 3H JS KD", 1: "3C 3D 3S 8S 8D TC TD"},
         board=["4C 5C 6C 7C 8C @ 3,7 down"],
     )
@@ -522,7 +522,7 @@ def test_G19_every_line_with_a_new_tile_must_be_a_meld():
 def test_G20_empty_board_only_three_plus_tiles_covering_the_centre():
     found = 0
     for seed in range(20, 30):
-        game = GinnyGame(GinnyConfig(players=2), seed)
+        game = GinnyGame(GinnyConfig(num_players=2), seed)
         for p in game.legal_placements():
             assert len(p.tiles) >= 3 and CENTRE in {c for c, _, _ in p.tiles} and p.region == 0
             found += 1
@@ -531,7 +531,7 @@ def test_G20_empty_board_only_three_plus_tiles_covering_the_centre():
 
 def test_G21_a_single_connected_tile_is_a_placement():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "3C 2D 9H JS KD 4H 7S", 1: "3H 3D 3S 8S 8D TC TD"},
         board=["4C 5C 6C @ 7,6 across"],
     )
@@ -557,7 +557,7 @@ def test_G23_new_tiles_join_the_region_they_touch():
 
 def test_G28_no_bonus_for_using_every_tile():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "2C 3C 4C 5C 6C 7C 8C", 1: "3H 3D 3S 8S 8D TC TD"},
         draws="KD",
     )
@@ -568,14 +568,14 @@ def test_G28_no_bonus_for_using_every_tile():
 # ---------------------------------------------------------------------------- the end
 def test_G29c_stall_counts_only_turns_after_the_first_meld():
     game = stacked_game(
-        GinnyConfig(players=2, stall_rounds=1),
+        GinnyConfig(num_players=2, stall_rounds=1),
         racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
     )
     for _ in range(4):  # empty board: these turns do not count
         finish_turn_without_play(game)
     assert not game.game_over and game.stall == 0
     game2 = stacked_game(
-        GinnyConfig(players=2, stall_rounds=1),
+        GinnyConfig(num_players=2, stall_rounds=1),
         racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
         board=["4C 5C 6C @ 7,6 across"],
     )
@@ -586,21 +586,21 @@ def test_G29c_stall_counts_only_turns_after_the_first_meld():
 
 
 def test_G29d_turn_cap_truncates_and_scores_like_any_end():
-    game = GinnyGame(GinnyConfig(players=2, max_turns=3, stall_rounds=0), 4)
+    game = GinnyGame(GinnyConfig(num_players=2, max_turns=3, stall_rounds=0), 4)
     for _ in range(3):
         finish_turn_without_play(game)
     assert game.game_over and game.end_reason == "turn_cap" and game.truncated
     assert game.final_scores == [s - p for s, p in zip(game.scores, game.penalties, strict=False)]
-    assert GinnyConfig(players=3).turn_cap == 180
+    assert GinnyConfig(num_players=3).turn_cap == 180
 
 
 def test_G29b_dead_with_an_empty_box_means_no_rack_can_place():
     kw = dict(board=["4C 5C 6C 7C 8C @ 3,7 down"], rest="out")
-    live = stacked_game(GinnyConfig(players=2), racks={0: "KD", 1: "9C 2H"}, **kw)
+    live = stacked_game(GinnyConfig(num_players=2), racks={0: "KD", 1: "9C 2H"}, **kw)
     assert not live.is_dead()  # seat 1 could extend the run with 9C
-    dead = stacked_game(GinnyConfig(players=2), racks={0: "KD", 1: "2H QS"}, **kw)
+    dead = stacked_game(GinnyConfig(num_players=2), racks={0: "KD", 1: "2H QS"}, **kw)
     assert dead.is_dead()
-    off = stacked_game(GinnyConfig(players=2, dead_check=False), racks={0: "KD", 1: "2H"}, **kw)
+    off = stacked_game(GinnyConfig(num_players=2, dead_check=False), racks={0: "KD", 1: "2H"}, **kw)
     off.step(A.PASS)
     assert not off.game_over  # G29b switched off; G29a needs n passes
     off.step(A.PASS)
@@ -608,14 +608,14 @@ def test_G29b_dead_with_an_empty_box_means_no_rack_can_place():
 
 
 def test_G29b_dead_with_a_full_box_looks_at_every_unplayed_tile():
-    game = GinnyGame(GinnyConfig(players=2), 8)
+    game = GinnyGame(GinnyConfig(num_players=2), 8)
     assert not game.is_dead()
 
 
 # ---------------------------------------------------------------------------- more named rules
 def test_G13_no_draw_once_the_box_is_empty():
     game = stacked_game(
-        GinnyConfig(players=2),
+        GinnyConfig(num_players=2),
         racks={0: "2C 5D 9H JS KD 4H 7S", 1: "3C 3D 3H 8S 8D TC TD"},
         rest="out",
     )
@@ -635,7 +635,7 @@ def test_G16_melds_have_no_owner_any_seat_extends_any_meld():
 def test_G17_a_view_holds_the_public_state_and_only_the_own_rack():
     from gnome_env.ginny_o.information import GinnyView
 
-    game = GinnyGame(GinnyConfig(players=3), 12)
+    game = GinnyGame(GinnyConfig(num_players=3), 12)
     other = (game.current + 1) % 3
     view = GinnyView.from_game(game, other)
     assert view.rack == tuple(game.racks[other])

@@ -457,7 +457,7 @@ def test_checked_env_full_game_matches_standard_stack_step_by_step():
         ({"render_mode": "rgb"}, "render_mode='rgb' is not allowed.*rgb_array"),
         ({"rounds": 0}, "rounds=0"),
         ({"max_turns_per_round": -3}, "max_turns_per_round=-3"),
-        ({"colour": "red"}, "unknown rules field"),
+        ({"colour": "red"}, "unknown rules config field"),
     ],
 )
 def test_bad_keyword_arguments_are_clear_value_errors(kwargs, message):

@@ -131,8 +131,8 @@ def test_common_deals_every_rotation_of_a_deal_gets_the_same_cards():
     # the recorded seed is the game's seed: replaying it gives the same final state
     rec = result.records[0]
     game = Game(RulesConfig(num_players=3, **SHORT), rec["game_seed"])
-    while not game.is_over:
-        game.apply(game.legal_actions()[0])
+    while not game.game_over:
+        game.step(game.legal_actions()[0])
     assert game.digest() == rec["digest"]
 
 
@@ -215,10 +215,10 @@ def test_r23_shared_win_splits_the_win_share_in_a_real_game():
     deck = stack_deck(config, layouts=[same, same, same], top=["10", "11", "12"])
     game = Game(config, seed=0, stacked_decks={0: deck})
     while game.phase == Phase.OPENING_FLIP:
-        game.apply(game.legal_actions()[0])
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
-    assert game.is_over and game.totals == [45, 45, 45]
+        game.step(game.legal_actions()[0])
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
+    assert game.game_over and game.totals == [45, 45, 45]
     ranks, shares = game_outcome(game)
     assert ranks == [2.0, 2.0, 2.0]
     assert shares == pytest.approx([1 / 3, 1 / 3, 1 / 3])

@@ -60,7 +60,7 @@ def mixed_playout(config: RulesConfig, seed: int, max_steps: int = 20_000):
             drivers.append(ExpertAgent(seed * 31 + s, config))
     game = Game(config, seed)
     for _ in range(max_steps):
-        if game.is_over:
+        if game.game_over:
             return
         seat = game.current_seat
         yield game, seat
@@ -69,7 +69,7 @@ def mixed_playout(config: RulesConfig, seed: int, max_steps: int = 20_000):
             action = driver.act(np.zeros(1, np.float32), game.legal_mask())
         else:
             action = driver.decide(SeatView.from_game(game, seat))
-        game.apply(action)  # raises ValueError on an illegal action
+        game.step(action)  # raises ValueError on an illegal action
     raise AssertionError("playout did not finish")
 
 
@@ -90,7 +90,7 @@ def sampled_positions(config: RulesConfig, count: int, every: int):
 
 def apply_names(game: Game, names: list[str]) -> None:
     for name in names:
-        game.apply(A.action_from_name(name))
+        game.step(A.action_from_name(name))
 
 
 # ---------------------------------------------------------------------- (a) legality
@@ -205,7 +205,7 @@ def test_bot_takes_the_discard_that_completes_a_line(bot_class):
     assert game.phase == Phase.DRAW and game.current_seat == 0
     bot = bot_class(0, config)
     assert bot.decide(SeatView.from_game(game, 0)) == A.TAKE_A  # the 9 on pile A
-    game.apply(A.TAKE_A)
+    game.step(A.TAKE_A)
     assert bot.decide(SeatView.from_game(game, 0)) == A.PLACE + 2  # 9 9 9: the row scores -9
 
 
@@ -273,8 +273,8 @@ def test_expert_goes_out_when_it_is_clearly_lowest():
     # The same 6 points, now far below seat 1 (66 face up) and seat 2 (seven face-down
     # cards): going out is worth the R21 bonus of -5.
     assert ExpertAgent(0, game.config).decide(view) == A.PLACE + 8
-    game.apply(A.PLACE + 8)
-    game.apply(ExpertAgent(0, game.config).decide(SeatView.from_game(game, 0)))
+    game.step(A.PLACE + 8)
+    game.step(ExpertAgent(0, game.config).decide(SeatView.from_game(game, 0)))
     assert game.first_out == 0 or game.endgame_turns_left is not None
 
 
@@ -297,13 +297,13 @@ def win_rate(strong: type, weak: type | None, num_players: int, games: int) -> f
             else:
                 players.append(weak(seed, config))
         game = Game(config, 500 + g)
-        while not game.is_over:
+        while not game.game_over:
             seat = game.current_seat
             player = players[seat]
             if isinstance(player, RandomAgent):
-                game.apply(player.act(dummy, game.legal_mask()))
+                game.step(player.act(dummy, game.legal_mask()))
             else:
-                game.apply(player.decide(SeatView.from_game(game, seat)))
+                game.step(player.decide(SeatView.from_game(game, seat)))
         winners = game.winners()
         if strong_seat in winners:
             wins += 1 / len(winners)

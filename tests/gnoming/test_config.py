@@ -79,7 +79,7 @@ def test_rules_config_bad_value_names_field_value_and_allowed(field, value, allo
 
 def test_rules_config_unknown_field_is_value_error_listing_allowed():
     with pytest.raises(
-        ValueError, match=r"unknown rules field.*'colour'.*allowed fields: num_players"
+        ValueError, match=r"unknown rules config field.*'colour'.*known fields: num_players"
     ):
         RulesConfig.from_dict({"colour": "red"})
     with pytest.raises(ValueError, match="'colour'"):

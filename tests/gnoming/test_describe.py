@@ -23,8 +23,8 @@ def new_game(
     game = Game(cfg, seed=0, stacked_decks={0: stack_deck(cfg, layouts=layouts, top=top)})
     if flips:
         for _ in range(3):
-            game.apply(A.FLIP + 0)
-            game.apply(A.FLIP + 1)
+            game.step(A.FLIP + 0)
+            game.step(A.FLIP + 1)
     return game
 
 
@@ -54,7 +54,7 @@ def test_r5_opening_flip_words_and_draw_is_not_legal_yet():
     assert game.phase == Phase.OPENING_FLIP
     assert describe_action(game, A.FLIP + 0) == "flip the card at row 1, column 1"
     assert describe_action(game, A.FLIP + 7) == "flip the card at row 3, column 2"
-    game.apply(A.FLIP + 7)
+    game.step(A.FLIP + 7)
     with pytest.raises(ValueError, match=r"action 30 \(flip@7\) is not legal now"):
         describe_action(game, A.FLIP + 7)  # already face up
     with pytest.raises(ValueError, match="phase OPENING_FLIP, seat 0"):
@@ -73,7 +73,7 @@ def test_r7_draw_and_take_words_name_pile_size_and_tops():
 def test_r9_r10_place_words_say_what_is_replaced_and_r14_discard_names_the_pile():
     # Seat 0 shows 5 and M after its opening flips; it draws a 9.
     game = new_game(["5 M 1 / 2 3 4 / 6 7 -2", None, None], ["8", "-1", "9"])
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     words = all_descriptions(game)
     assert words[A.PLACE + 0] == "place the 9 at row 1, column 1 (replacing the face-up 5)"
     assert words[A.PLACE + 1] == "place the 9 at row 1, column 2 (replacing the face-up mulligan)"
@@ -85,7 +85,7 @@ def test_r9_r10_place_words_say_what_is_replaced_and_r14_discard_names_the_pile(
 
 def test_r9_taken_card_cannot_be_discarded_so_no_discard_words():
     game = new_game([None, None, None], ["8", "-1"])
-    game.apply(A.TAKE_B)
+    game.step(A.TAKE_B)
     assert describe_action(game, A.PLACE + 8) == (
         "place the -1 at row 3, column 3 (replacing a face-down card)"
     )
@@ -95,14 +95,14 @@ def test_r9_taken_card_cannot_be_discarded_so_no_discard_words():
 
 def test_r13_discarded_hazard_is_removed_from_play_then_flip_or_decline():
     game = new_game([None, None, None], ["8", "-1", "H"])
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     assert describe_action(game, A.DISCARD_A) == "discard the hazard (removed from play)"
     assert describe_action(game, A.PLACE + 4) == (
         "place the hazard at row 2, column 2 (replacing a face-down card)"
     )
     with pytest.raises(ValueError):
         describe_action(game, A.DISCARD_B)  # a hazard has one discard action only
-    game.apply(A.DISCARD_A)
+    game.step(A.DISCARD_A)
     assert game.phase == Phase.HAZARD_FLIP and game.current_seat == 1
     words = all_descriptions(game)
     assert words[A.FLIP + 2] == "flip the card at row 1, column 3"
@@ -114,11 +114,11 @@ def test_r11_bounce_words_and_displaced_discard():
     # Seat 0 shows 5 5; the 9 it draws goes on position 2 and displaces a face-down 5,
     # which matches the face-up 5s and may bounce to any position not filled this turn.
     game = new_game(["5 5 5 / 4 3 -2 / 6 7 8", None, None], ["8", "-1", "9"])
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     assert describe_action(game, A.PLACE + 2) == (
         "place the 9 at row 1, column 3 (replacing a face-down card)"
     )
-    game.apply(A.PLACE + 2)
+    game.step(A.PLACE + 2)
     assert game.phase == Phase.DISPLACED
     words = all_descriptions(game)
     assert words[A.BOUNCE + 0] == "bounce the 5 to row 1, column 1 (replacing the face-up 5)"
@@ -132,8 +132,8 @@ def test_r11_bounce_words_and_displaced_discard():
 
 def test_r13_displaced_hazard_discard_words():
     game = new_game(["5 5 H / 4 3 -2 / 6 7 8", None, None], ["8", "-1", "9"])
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 2)
+    game.step(A.DRAW)
+    game.step(A.PLACE + 2)
     assert all_descriptions(game) == {A.DISCARD_A: "discard the hazard (removed from play)"}
 
 
@@ -142,8 +142,8 @@ def test_r8_empty_draw_pile_draw_words_count_the_reshuffled_discards():
     deck = {"1": 9, "2": 9, "3": 9, "4": 3}
     game = new_game([None, None, None], ["4", "4", "4"], deck=deck)
     assert describe_action(game, A.DRAW) == "draw from the draw pile (1 card)"
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
     assert not game.draw_pile
     assert describe_action(game, A.DRAW) == (
         "draw from the draw pile (empty: reshuffle 1 card of discards)"
@@ -156,8 +156,8 @@ def test_describe_rejects_malformed_actions_and_any_action_once_the_game_is_over
         describe_action(game, 33)
     with pytest.raises(ValueError, match="malformed"):
         describe_action(game, "draw")  # type: ignore[arg-type]
-    while not game.is_over:
-        game.apply(game.legal_actions()[0])
+    while not game.game_over:
+        game.step(game.legal_actions()[0])
     with pytest.raises(ValueError, match="none \\(the game is over\\)"):
         describe_action(game, A.DRAW)
 
@@ -167,6 +167,6 @@ def test_describe_reads_public_information_only():
     a = new_game(["5 M 1 / 2 3 4 / 6 7 -2", None, None], ["8", "-1", "9"])
     b = new_game(["5 M 12 / 2 3 4 / 6 7 -2", None, None], ["8", "-1", "9"])
     for game in (a, b):
-        game.apply(A.DRAW)
+        game.step(A.DRAW)
     assert a.layouts[0] != b.layouts[0]
     assert all_descriptions(a) == all_descriptions(b)

@@ -40,7 +40,7 @@ def flipped_game() -> Game:
     )
     game = Game(CFG, seed=0, stacked_decks={0: deck})
     for pos in (2, 0, 0, 1, 4, 5):  # seat 0 flips M and 5, seat 1 H and 9, seat 2 10 and 10
-        game.apply(A.FLIP + pos)
+        game.step(A.FLIP + pos)
     return game
 
 
@@ -66,7 +66,7 @@ def test_observation_is_seen_from_the_observer_in_turn_order(flipped_game):
 
 def test_piles_hand_phase_and_unseen_counts(flipped_game):
     game = flipped_game
-    game.apply(A.DRAW)  # seat 0 draws the 6
+    game.step(A.DRAW)  # seat 0 draws the 6
     obs = ENC.encode(game, 0)
     tops = obs[ENC.slices["pile_tops"]].reshape(2, CATS).argmax(axis=1).tolist()
     assert tops == [cat(8), cat(-2)]
@@ -87,14 +87,14 @@ def test_tokens_stay_inside_their_categories_and_batch_expansion_matches():
     rng = random.Random(0)
     enc = ObservationEncoder(game.config)
     batch = []
-    while not game.is_over and len(batch) < 300:
+    while not game.game_over and len(batch) < 300:
         tokens = enc.tokens(game, game.current_seat)
         cats = enc.categories
         assert ((cats == 0) | (tokens < np.maximum(cats, 1))).all()
         assert (tokens >= 0)[cats > 0].all()
         batch.append(tokens)
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
     batch = np.stack(batch)
     expanded = enc.expand(batch)
     assert expanded.shape == (len(batch), enc.size)
@@ -118,9 +118,9 @@ def test_decode_recovers_the_tokens_exactly(num_players):
     enc = ObservationEncoder(config)
     game = Game(config, 5)
     rng = random.Random(1)
-    while not game.is_over:
+    while not game.game_over:
         seat = game.current_seat
         tokens = enc.tokens(game, seat)
         assert np.array_equal(enc.decode(enc.expand(tokens)), tokens)
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])

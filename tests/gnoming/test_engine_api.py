@@ -13,17 +13,17 @@ from gnome_env.gnoming import actions as A
 
 def play(game: Game, rng: random.Random, steps: int) -> None:
     for _ in range(steps):
-        if game.is_over:
+        if game.game_over:
             return
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
 
 
 def test_same_seed_same_game_even_if_global_random_state_is_disturbed():
     config = RulesConfig(num_players=5)
     a, b = Game(config, 42), Game(config, 42)
     ra, rb = random.Random(7), random.Random(7)
-    while not a.is_over:
+    while not a.game_over:
         np.random.seed(random.randrange(2**31))  # disturb the global generators
         random.seed(np.random.randint(2**31))
         play(a, ra, 1)
@@ -59,7 +59,7 @@ def test_copy_is_independent_and_continues_identically():
 def test_mask_and_list_agree_and_have_action_table_size():
     game = Game(RulesConfig(num_players=6), 0)
     rng = random.Random(0)
-    while not game.is_over:
+    while not game.game_over:
         mask = game.legal_mask()
         assert mask.shape == (NUM_ACTIONS,)
         assert mask.dtype == bool
@@ -80,9 +80,9 @@ def test_apply_after_game_over_is_rejected():
     config = RulesConfig(num_players=3, rounds=1, max_turns_per_round=3)
     game = Game(config, 0)
     play(game, random.Random(0), 10_000)
-    assert game.is_over
+    assert game.game_over
     with pytest.raises(ValueError, match=r"phase GAME_OVER.*legal actions: none"):
-        game.apply(A.DRAW)
+        game.step(A.DRAW)
 
 
 def test_winners_before_game_over_is_an_error():
@@ -126,7 +126,7 @@ def test_render_shows_hidden_cards_as_hashes():
     text = game.render()
     assert "phase OPENING_FLIP" in text
     assert text.count("##") == 27
-    game.apply(A.FLIP + 4)
+    game.step(A.FLIP + 4)
     assert game.render().count("##") == 26
     assert game.phase == Phase.OPENING_FLIP
 
@@ -134,7 +134,7 @@ def test_render_shows_hidden_cards_as_hashes():
 def test_held_source_names_the_pile_a_card_was_taken_from():
     game = Game(RulesConfig(num_players=3), 0)
     while game.phase == Phase.OPENING_FLIP:
-        game.apply(game.legal_actions()[0])
-    game.apply(A.TAKE_B)
+        game.step(game.legal_actions()[0])
+    game.step(A.TAKE_B)
     assert game.held_source is Source.PILE_B
     assert "(pile_b)" in game.render()

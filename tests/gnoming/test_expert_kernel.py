@@ -163,7 +163,7 @@ def game_mismatches(games: int, seed: int = 0) -> list[tuple[int, int, int]]:
         expert = ExpertAgent(0, rules)
         game = Game(rules, seed + g)
         tokens, masks, want = [], [], []
-        while not game.is_over:
+        while not game.game_over:
             seat = game.current_seat
             tok, mask = enc.tokens(game, seat), game.legal_mask()
             action = expert.decide(SeatView.from_game(game, seat))
@@ -172,7 +172,7 @@ def game_mismatches(games: int, seed: int = 0) -> list[tuple[int, int, int]]:
             want.append(action)
             if rng.random() < 0.3:
                 action = int(rng.choice(np.flatnonzero(mask)))
-            game.apply(action)
+            game.step(action)
         got = expert_actions_batch(np.array(tokens), np.array(masks), rules)
         out += [
             (rows + i, int(a), int(b))

@@ -98,7 +98,7 @@ def test_make_after_import_passes_kwargs_and_plays_a_whole_episode():
             rounds_reported.append(info["round"])
         if terminated or truncated:
             break
-    assert unwrapped.game.is_over
+    assert unwrapped.game.game_over
     assert rounds_reported == [0, 1]
     assert info["game_over"] == 1
     assert info["winners"].tolist() == [int(s in unwrapped.game.winners()) for s in range(5)]

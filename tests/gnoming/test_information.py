@@ -27,11 +27,11 @@ def random_states(config: RulesConfig, seed: int, every: int = 3):
     game = Game(config, seed)
     rng = random.Random(seed)
     step = 0
-    while not game.is_over:
+    while not game.game_over:
         if step % every == 0:
             yield game
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
         step += 1
 
 
@@ -79,9 +79,9 @@ def test_sampled_games_play_to_the_end():
     for game in random_states(config, seed=2, every=40):
         sample = sample_game(SeatView.from_game(game, game.current_seat), rng)
         play = random.Random(0)
-        while not sample.is_over:
+        while not sample.game_over:
             legal = sample.legal_actions()
-            sample.apply(legal[play.randrange(len(legal))])
+            sample.step(legal[play.randrange(len(legal))])
         assert sample.totals != list(game.totals) or sample.round_results
 
 

@@ -42,10 +42,10 @@ def test_a_loaded_game_plays_on_as_the_kernel_game_that_played_it(rules, players
         played = KernelGame(config)
         played.reset(game.seed)
         for _ in range(pick.randrange(0, 400)):  # to a random point, round ends included
-            if game.is_over:
+            if game.game_over:
                 break
             action = pick.choice(game.legal_actions())
-            game.apply(action)
+            game.step(action)
             played.step(action)
         loaded = KernelGame(config)
         seat = loaded.load(game)
@@ -53,9 +53,9 @@ def test_a_loaded_game_plays_on_as_the_kernel_game_that_played_it(rules, players
         if seat < 0:
             continue
         assert snapshot(loaded) == snapshot(played)
-        while not game.is_over:  # the same future, step by step
+        while not game.game_over:  # the same future, step by step
             action = pick.choice(game.legal_actions())
-            game.apply(action)
+            game.step(action)
             code_a, code_b = played.step(action), loaded.step(action)
             assert code_a == code_b
             np.testing.assert_array_equal(loaded.results, played.results)

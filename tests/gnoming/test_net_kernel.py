@@ -145,7 +145,7 @@ def test_rollouts_with_the_network_equal_python_play_of_the_policy(players):
     rng = random.Random(players)
     sampler = np.random.default_rng(players)
     checked = differ_from_expert = 0
-    while not game.is_over and checked < 6:
+    while not game.game_over and checked < 6:
         legal_actions = game.legal_actions()
         if len(legal_actions) > 1 and rng.random() < 0.2:
             seat = game.current_seat
@@ -177,7 +177,7 @@ def test_rollouts_with_the_network_equal_python_play_of_the_policy(players):
             np.testing.assert_array_equal(got["network"], want)
             differ_from_expert += int((got["network"] != got["expert"]).any())
             checked += 1
-        game.apply(legal_actions[rng.randrange(len(legal_actions))])
+        game.step(legal_actions[rng.randrange(len(legal_actions))])
     assert checked == 6 and differ_from_expert >= 1
 
 

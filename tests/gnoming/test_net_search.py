@@ -37,14 +37,14 @@ def positions(rules: RulesConfig, seed: int, every: int, limit: int):
     rng = random.Random(seed)
     game = Game(rules, seed)
     found = step = 0
-    while not game.is_over and found < limit:
+    while not game.game_over and found < limit:
         legal = game.legal_actions()
         if len(legal) > 1:
             if step % every == 0:
                 yield game, game.current_seat
                 found += 1
             step += 1
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
 
 
 def test_where_the_network_is_sure_it_plays_the_network_without_search():

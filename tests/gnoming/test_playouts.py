@@ -28,10 +28,10 @@ def play_random_game(config: RulesConfig, seed: int, full_check_every: int) -> G
     rng = random.Random(seed)
     bound = Game.max_decisions(config)
     steps = 0
-    while not game.is_over:
+    while not game.game_over:
         check_invariants(game, check_actions=steps % full_check_every == 0)
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
         steps += 1
         assert steps <= bound, "game did not end within Game.max_decisions"
     check_invariants(game)
@@ -61,11 +61,11 @@ def test_small_deck_playouts_reach_reshuffle_and_turn_cap():
     for seed in range(20):
         game = Game(config, seed)
         rng = random.Random(seed)
-        while not game.is_over:
+        while not game.game_over:
             legal = game.legal_actions()
             if game.phase.name == "DRAW" and not game.draw_pile and 0 in legal:
                 reshuffled = True
-            game.apply(legal[rng.randrange(len(legal))])
+            game.step(legal[rng.randrange(len(legal))])
         ended_by.update(r.ended_by for r in game.round_results)
     assert reshuffled
     assert "endgame" in ended_by

@@ -23,9 +23,9 @@ from gnome_env.gnoming.testing import stack_deck
 def random_game(config: RulesConfig, seed: int, steps: int | None = None) -> Game:
     game = Game(config, seed)
     rng = random.Random(seed)
-    while not game.is_over and (steps is None or len(game.actions) < steps):
+    while not game.game_over and (steps is None or len(game.actions) < steps):
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
     return game
 
 
@@ -54,13 +54,13 @@ def test_finished_game_replays_to_identical_state_and_scores(num_players, tmp_pa
 def test_unfinished_game_replays_and_continues_identically():
     config = RulesConfig(num_players=4)
     game = random_game(config, seed=11, steps=150)
-    assert not game.is_over
+    assert not game.game_over
     again = replay(json.loads(json.dumps(to_record(game))))
     assert again.state_tuple() == game.state_tuple()
     assert again.legal_actions() == game.legal_actions()
     action = game.legal_actions()[-1]
-    game.apply(action)
-    again.apply(action)
+    game.step(action)
+    again.step(action)
     assert again.digest() == game.digest()
 
 
@@ -69,7 +69,7 @@ def test_record_with_stacked_deck_replays():
     deck = stack_deck(config, layouts=["5 5 M / 1 2 7 / 3 4 7"], top=["9", "2"])
     game = Game(config, seed=3, stacked_decks={0: deck})
     for _ in range(20):
-        game.apply(game.legal_actions()[0])
+        game.step(game.legal_actions()[0])
     again = replay(to_record(game))
     assert again.layouts[0] == game.layouts[0]
     assert again.state_tuple() == game.state_tuple()
@@ -98,7 +98,7 @@ def test_edited_record_with_legal_but_different_action_is_caught_at_round_end():
     record["actions"][step] = A.DISCARD_B
     edited = Game(config, 5)
     for action in record["actions"]:
-        edited.apply(action)  # precondition: the edit replays without an illegal action
+        edited.step(action)  # precondition: the edit replays without an illegal action
     assert edited.digest() != game.digest()
     last = len(record["actions"]) - 1
     with pytest.raises(RecordError, match=f"step {last}: state at the end of round 0 differs"):

@@ -39,8 +39,8 @@ def test_render_r3_r5_opening_flips_show_face_down_cards_as_hashes():
     )
     # Seat 0 turns up the 12 (position 0) and the mulligan (4); seat 1 then turns up its -3 (8).
     for pos in (0, 4):
-        game.apply(A.FLIP + pos)
-    game.apply(A.FLIP + 8)
+        game.step(A.FLIP + pos)
+    game.step(A.FLIP + 8)
     assert game.render() == (
         "Round 1/3 | phase OPENING_FLIP | seat 1\n"
         "Draw pile 80 | pile A 9 (1) | pile B -2 (1) | hazards removed 1\n"
@@ -56,9 +56,9 @@ def test_render_r3_r5_opening_flips_show_face_down_cards_as_hashes():
 def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
     game = dealt_game()
     for _ in range(3):  # R5: every seat turns up positions 0 and 1
-        game.apply(A.FLIP + 0)
-        game.apply(A.FLIP + 1)
-    game.apply(A.TAKE_A)  # R7: seat 0 takes the 9 from pile A, which is now empty
+        game.step(A.FLIP + 0)
+        game.step(A.FLIP + 1)
+    game.step(A.TAKE_A)  # R7: seat 0 takes the 9 from pile A, which is now empty
     assert game.render() == (
         "Round 1/3 | phase PLACE | turn 1 of at most 180, seat 0\n"
         "Draw pile 80 | pile A -- (0) | pile B -2 (1) | hazards removed 1\n"
@@ -70,7 +70,7 @@ def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
         "total 0     total 0     total 0"
         "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
-    game.apply(A.PLACE + 2)  # R10: the 9 displaces the face-down 3 (no face-up 3: no bounce)
+    game.step(A.PLACE + 2)  # R10: the 9 displaces the face-down 3 (no face-up 3: no bounce)
     assert game.render() == (
         "Round 1/3 | phase DISPLACED | turn 1 of at most 180, seat 0\n"
         "Draw pile 80 | pile A -- (0) | pile B -2 (1) | hazards removed 1\n"
@@ -83,7 +83,7 @@ def test_render_r7_r10_r14_card_in_hand_taken_then_displaced_then_discarded():
         "\n(total: points of the rounds scored so far; a layout is scored at round end)"
     )
     assert game.legal_actions() == [A.DISCARD_A]  # R14: the empty pile must be refilled
-    game.apply(A.DISCARD_A)
+    game.step(A.DISCARD_A)
     assert game.render() == (
         "Round 1/3 | phase DRAW | turn 2 of at most 180, seat 1\n"
         "Draw pile 80 | pile A 3 (1) | pile B -2 (1) | hazards removed 1\n"
@@ -116,13 +116,13 @@ def first_out_game(rounds: int) -> Game:
         decks[1] = stack_deck(cfg, top=["7", "8"])
     game = Game(cfg, seed=0, stacked_decks=decks)
     for _ in range(3):
-        game.apply(A.FLIP + 0)
-        game.apply(A.FLIP + 1)
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 2)
+        game.step(A.FLIP + 0)
+        game.step(A.FLIP + 1)
+    game.step(A.DRAW)
+    game.step(A.PLACE + 2)
     for pos in range(3, 9):
-        game.apply(A.BOUNCE + pos)
-    game.apply(A.DISCARD_A)
+        game.step(A.BOUNCE + pos)
+    game.step(A.DISCARD_A)
     return game
 
 
@@ -144,9 +144,9 @@ def test_render_r15_first_out_star_and_next_seat_arrow():
 def test_render_r16_r22_game_over_reveals_layouts_and_totals():
     game = first_out_game(rounds=1)
     for _ in range(2):  # R15: seats 1 and 2 take their last turn: draw, discard onto B
-        game.apply(A.DRAW)
-        game.apply(A.DISCARD_B)
-    assert game.is_over
+        game.step(A.DRAW)
+        game.step(A.DISCARD_B)
+    assert game.game_over
     # Layout scores (R18-R20): seat 0 columns 0 and 1 of 5s and row 1 of 5s (-15) + 6 + 6 = -3,
     # lowest, so first-out gets -5 (R21): -8. Seat 1: 1+2+3+4+7+8+9 - 1 - 2 = 31. Seat 2: row
     # of 10s -10, -3 x3 = -9, hazard +10, mulligan 0, 12 = 3.
@@ -165,8 +165,8 @@ def test_render_r16_r22_game_over_reveals_layouts_and_totals():
 def test_render_r6_next_round_starts_at_seat_1_with_totals_carried():
     game = first_out_game(rounds=2)
     for _ in range(2):
-        game.apply(A.DRAW)
-        game.apply(A.DISCARD_B)
+        game.step(A.DRAW)
+        game.step(A.DISCARD_B)
     assert game.round == 1
     assert game.render() == (
         "Round 2/2 | phase OPENING_FLIP | seat 1\n"

@@ -28,16 +28,16 @@ def python_rollout(
     except ``seat`` when ``own_move`` is given: ``own_move(game)`` is its action then."""
     sim = sample.copy()
     rounds = len(sim.round_results)
-    sim.apply(action)
+    sim.step(action)
     while len(sim.round_results) == rounds:
         if own_move is not None and sim.current_seat == seat:
-            sim.apply(own_move(sim))
+            sim.step(own_move(sim))
         else:
-            sim.apply(expert.decide(SeatView.from_game(sim, sim.current_seat)))
+            sim.step(expert.decide(SeatView.from_game(sim, sim.current_seat)))
     scores = sim.round_results[-1].round_scores
     n = sim.num_players
     value = sum(scores[o] for o in range(n) if o != seat) / (n - 1) - scores[seat]
-    if sim.is_over and seat in sim.winners():
+    if sim.game_over and seat in sim.winners():
         value += 30.0 / len(sim.winners())
     return value
 
@@ -50,7 +50,7 @@ def test_kernel_rollouts_are_expert_play_on_the_scalar_engine(players):
     game = Game(rules, 11 + players)
     rng = np.random.default_rng(players)
     checked = 0
-    while not game.is_over and checked < 25:
+    while not game.game_over and checked < 25:
         seat = game.current_seat
         view = SeatView.from_game(game, seat)
         if len(view.legal_actions) > 1 and game.turns_played % 3 == 0:
@@ -68,7 +68,7 @@ def test_kernel_rollouts_are_expert_play_on_the_scalar_engine(players):
             for c, action in enumerate(candidates):
                 assert values[0, c] == python_rollout(sample, int(action), seat, expert)
             checked += 1
-        game.apply(expert.decide(view))
+        game.step(expert.decide(view))
     assert checked == 25
 
 

@@ -21,7 +21,7 @@ TWO_MULLIGANS = "M M 4 / 5 6 2 / 3 4 5"
 
 def flips_at_0_and_1(game: Game) -> None:
     while game.phase == Phase.OPENING_FLIP:
-        game.apply(A.FLIP + 9 - game.down_count[game.current_seat])
+        game.step(A.FLIP + 9 - game.down_count[game.current_seat])
 
 
 def d3_game(engine, layouts: list[str]) -> Game:
@@ -35,8 +35,8 @@ def d3_game(engine, layouts: list[str]) -> Game:
     deck = stack_deck(cfg, layouts=layouts, top=top)
     game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)  # D5: the hazard leaves play; R13 flips for seats 1 and 2
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)  # D5: the hazard leaves play; R13 flips for seats 1 and 2
     return game
 
 
@@ -45,26 +45,26 @@ def test_d3_r17_round_ends_when_no_player_can_draw(engine):
     # draw pile is empty with nothing under the pile tops (R8).
     game = d3_game(engine, [TWO_MULLIGANS, TWO_MULLIGANS, TWO_MULLIGANS])
     assert game.phase == Phase.HAZARD_FLIP  # the no-draw end is not known "this turn" (D6)
-    game.apply(A.DECLINE)
-    game.apply(A.DECLINE)
+    game.step(A.DECLINE)
+    game.step(A.DECLINE)
     result = game.round_results[0]
     assert result.ended_by == "no_draw"
     assert result.turns == 1
     assert result.first_out is None
-    assert game.is_over
+    assert game.game_over
     check_invariants(game)
 
 
 def test_d3_r17_player_who_cannot_draw_passes_and_the_pass_is_a_turn(engine):
     # Seat 1 shows two mulligans and cannot take; seat 2 shows none and can.
     game = d3_game(engine, [TWO_MULLIGANS, TWO_MULLIGANS, NO_MULLIGAN])
-    game.apply(A.DECLINE)
-    game.apply(A.DECLINE)
+    game.step(A.DECLINE)
+    game.step(A.DECLINE)
     assert game.turn_player == 2  # seat 1 passed without a decision
     assert game.turns_played == 2  # seat 0's turn and seat 1's pass
     assert game.phase == Phase.DRAW
     assert game.legal_actions() == [A.TAKE_A, A.TAKE_B]
-    game.apply(A.TAKE_B)
+    game.step(A.TAKE_B)
     assert game.held == MULLIGAN
     check_invariants(game)
 
@@ -78,14 +78,14 @@ def test_d7_r17_cap_during_endgame_keeps_first_out_bonus(engine):
     deck = stack_deck(cfg, layouts=["1 5 5 / 5 5 5 / 5 5 9", others, others], top=["8", "9", "3"])
     game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 2)
+    game.step(A.DRAW)
+    game.step(A.PLACE + 2)
     for q in range(3, 9):
-        game.apply(A.BOUNCE + q)
-    game.apply(A.DISCARD_A)
+        game.step(A.BOUNCE + q)
+    game.step(A.DISCARD_A)
     assert game.first_out == 0
-    game.apply(A.DRAW)  # seat 1's turn is the cap's second turn
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)  # seat 1's turn is the cap's second turn
+    game.step(A.DISCARD_A)
     result = game.round_results[0]
     assert result.ended_by == "turn_cap"
     assert result.first_out == 0
@@ -102,14 +102,14 @@ def test_d4_r8_reshuffle_with_one_empty_pile_keeps_only_the_other_top(engine):
     deck = stack_deck(cfg, layouts=layouts, top=["7", "6", "5"])
     game = engine(cfg, seed=0, stacked_decks={0: deck})
     flips_at_0_and_1(game)
-    game.apply(A.TAKE_B)  # seat 0 takes the 6: pile B empty
-    game.apply(A.PLACE + 8)  # displaces a face-down 2, which matches (R11) -- decline
+    game.step(A.TAKE_B)  # seat 0 takes the 6: pile B empty
+    game.step(A.PLACE + 8)  # displaces a face-down 2, which matches (R11) -- decline
     assert game.legal_actions()[-1] == A.DISCARD_B  # R14: only the empty pile B
-    game.apply(A.DISCARD_B)  # B = [2]
-    game.apply(A.DRAW)  # seat 1 draws the 5: draw pile empty
-    game.apply(A.DISCARD_A)  # A = [7, 5]
+    game.step(A.DISCARD_B)  # B = [2]
+    game.step(A.DRAW)  # seat 1 draws the 5: draw pile empty
+    game.step(A.DISCARD_A)  # A = [7, 5]
     # seat 2 draws: reshuffle the cards under the tops -> only the 7; tops 5 and 2 stay.
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     assert game.held == 7
     assert game.piles == [[5], [2]]
     assert game.draw_pile == []

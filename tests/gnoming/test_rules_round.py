@@ -79,7 +79,7 @@ def opening_flips(game: Game, flips: dict[int, tuple[int, int]] | None = None) -
         done = 9 - game.down_count[seat]
         pos = (flips or {}).get(seat, (0, 1))[done]
         order.append(seat)
-        game.apply(A.FLIP + pos)
+        game.step(A.FLIP + pos)
     return order
 
 
@@ -89,10 +89,10 @@ def draw_discard(game: Game) -> None:
     Should the card be a hazard (only in unstacked games), every offered flip is declined.
     """
     assert game.phase == Phase.DRAW
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
     while game.phase == Phase.HAZARD_FLIP:
-        game.apply(A.DECLINE)
+        game.step(A.DECLINE)
 
 
 def chain_turn(game: Game, last: int = 8) -> None:
@@ -101,11 +101,11 @@ def chain_turn(game: Game, last: int = 8) -> None:
     On a chain layout with opening flips 0 and 1, ``last=8`` turns every card face up.
     """
     assert game.phase == Phase.DRAW
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 2)
+    game.step(A.DRAW)
+    game.step(A.PLACE + 2)
     for q in range(3, last + 1):
-        game.apply(A.BOUNCE + q)
-    game.apply(A.DISCARD_A)
+        game.step(A.BOUNCE + q)
+    game.step(A.DISCARD_A)
 
 
 def finish_round(game: Game) -> None:
@@ -135,7 +135,7 @@ def cap_round_game(engine, rounds_layouts: list[list[str]], **cfg_kw) -> Game:
         for r, layouts in enumerate(rounds_layouts)
     }
     game = engine(cfg, seed=0, stacked_decks=decks)
-    while not game.is_over:
+    while not game.game_over:
         opening_flips(game)
         draw_discard(game)
     return game
@@ -192,9 +192,9 @@ def test_r3_each_round_deals_from_its_own_seed_stream(engine):
     # Round 1's deal does not depend on what happened in round 0 ...
     two = engine(cfg, seed=11)
     opening_flips(two, {0: (7, 8), 1: (2, 5), 2: (4, 6)})
-    two.apply(A.DRAW)
-    two.apply(A.PLACE + 4)
-    two.apply(A.DISCARD_B)
+    two.step(A.DRAW)
+    two.step(A.PLACE + 4)
+    two.step(A.DISCARD_B)
     assert two.round == 1
     assert two.layouts == one.layouts
     assert two.draw_pile == one.draw_pile
@@ -249,7 +249,7 @@ def test_r5_opening_flips_two_per_seat_in_seat_order_from_first_player(engine):
     for seat, pos in [(0, 3), (0, 8), (1, 0), (1, 4), (2, 7), (2, 2)]:
         assert game.phase == Phase.OPENING_FLIP
         seen.append(game.current_seat)
-        game.apply(A.FLIP + pos)
+        game.step(A.FLIP + pos)
         assert game.face_up[seat][pos]
     assert seen == [0, 0, 1, 1, 2, 2]
     assert game.face_up[0] == [False, False, False, True, False, False, False, False, True]
@@ -264,13 +264,13 @@ def test_r5_only_face_down_positions_may_be_flipped(engine):
     cfg = RulesConfig(num_players=3)
     game = make_game(engine, cfg, top=["9", "10"])
     assert sorted(game.legal_actions()) == [A.FLIP + q for q in range(9)]
-    game.apply(A.FLIP + 4)
+    game.step(A.FLIP + 4)
     assert game.current_seat == 0
     assert sorted(game.legal_actions()) == [A.FLIP + q for q in range(9) if q != 4]
     before = game.digest()
     for action in (A.FLIP + 4, A.DRAW, A.DECLINE, A.TAKE_A):
         with pytest.raises(ValueError):
-            game.apply(action)
+            game.step(action)
     assert game.digest() == before
     check_invariants(game)
 
@@ -316,7 +316,7 @@ def test_r6_first_player_of_each_round(engine, rotate, firsts):
         seen.append(first)
         draw_discard(game)
     assert seen == firsts
-    assert game.is_over
+    assert game.game_over
 
 
 @pytest.mark.parametrize(("rotate", "first"), [(True, 1), (False, 0)])
@@ -351,12 +351,12 @@ def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order(eng
     opening_flips(game)
     draw_discard(game)  # seat 0: 12 onto pile A
     assert game.turn_player == 1
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     assert game.held == H
     # R13/R14: a hazard goes to no pile; the single discard action removes it.
     assert A.DISCARD_A in game.legal_actions()
     assert A.DISCARD_B not in game.legal_actions()
-    game.apply(A.DISCARD_A)
+    game.step(A.DISCARD_A)
     assert game.hazards_removed == 1
     assert game.piles == [[9, 12], [10]]
     assert game.held is None
@@ -367,7 +367,7 @@ def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order(eng
     assert game.current_seat == 2
     assert sorted(game.legal_actions()) == [A.FLIP + q for q in range(2, 9)] + [A.DECLINE]
     check_invariants(game)
-    game.apply(A.FLIP + 5)
+    game.step(A.FLIP + 5)
     assert game.face_up[2][5]
     assert game.down_count[2] == 6
     # Then seat 0, which declines (action 32): nothing changes.
@@ -375,7 +375,7 @@ def test_r13_drawn_hazard_discarded_is_removed_and_others_flip_in_seat_order(eng
     assert game.current_seat == 0
     faces = [list(x) for x in game.face_up]
     check_invariants(game)
-    game.apply(A.DECLINE)
+    game.step(A.DECLINE)
     assert game.face_up == faces
     assert game.down_count == [7, 7, 6]
     # Seat 1 is never asked; play goes on with seat 2's turn.
@@ -395,12 +395,12 @@ def test_r13_hazard_flips_offered_in_seat_order_starting_after_discarder(engine,
     for _ in range(discarder):
         draw_discard(game)
     assert game.turn_player == discarder
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
     asked = []
     while game.phase == Phase.HAZARD_FLIP:
         asked.append(game.current_seat)
-        game.apply(A.DECLINE)
+        game.step(A.DECLINE)
     assert asked == order
     assert game.turn_player == (discarder + 1) % 4
     assert game.down_count == [7, 7, 7, 7]
@@ -409,20 +409,20 @@ def test_r13_hazard_flips_offered_in_seat_order_starting_after_discarder(engine,
 def test_r13_hazard_displaced_from_layout_is_removed_and_offers_flips(engine):
     game = _hazard_game(engine, layouts=["2 3 4 / -1 H -3 / 6 -1 -2", S5, S6], top=["9", "10", "5"])
     opening_flips(game)
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 4)
+    game.step(A.DRAW)
+    game.step(A.PLACE + 4)
     assert game.held == H
     assert game.face_up[0][4]
     assert game.layouts[0][4] == 5
     assert not game.can_bounce
     assert game.legal_actions() == [A.DISCARD_A]
-    game.apply(A.DISCARD_A)
+    game.step(A.DISCARD_A)
     assert game.hazards_removed == 1
     assert game.piles == [[9], [10]]
     asked = []
     while game.phase == Phase.HAZARD_FLIP:
         asked.append(game.current_seat)
-        game.apply(A.DECLINE)
+        game.step(A.DECLINE)
     assert asked == [1, 2]
     assert game.turn_player == 1
     check_invariants(game)
@@ -436,11 +436,11 @@ def test_r13_hazard_flips_skip_player_with_one_face_down_card(engine):
     assert game.down_count[0] == 1
     assert game.face_up[0] == [True] * 8 + [False]
     assert game.turn_player == 1
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
     assert game.phase == Phase.HAZARD_FLIP
     assert game.current_seat == 2
-    game.apply(A.FLIP + 8)
+    game.step(A.FLIP + 8)
     # Seat 0 (one face-down card) is skipped: seat 2's turn starts.
     assert game.phase == Phase.DRAW
     assert game.turn_player == 2
@@ -453,14 +453,14 @@ def test_r13_hazard_flips_offered_to_player_with_exactly_two_face_down_cards(eng
     opening_flips(game)
     chain_turn(game, last=6)
     assert game.down_count[0] == 2
-    game.apply(A.DRAW)
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)
+    game.step(A.DISCARD_A)
     assert game.current_seat == 2
-    game.apply(A.DECLINE)
+    game.step(A.DECLINE)
     assert game.phase == Phase.HAZARD_FLIP
     assert game.current_seat == 0
     assert sorted(game.legal_actions()) == [A.FLIP + 7, A.FLIP + 8, A.DECLINE]
-    game.apply(A.FLIP + 7)
+    game.step(A.FLIP + 7)
     assert game.down_count[0] == 1
     assert game.phase == Phase.DRAW
     assert game.turn_player == 2
@@ -478,7 +478,7 @@ def test_r13_hazard_discarded_on_the_going_out_turn_still_offers_flips(engine):
     asked = []
     while game.phase == Phase.HAZARD_FLIP:
         asked.append(game.current_seat)
-        game.apply(A.DECLINE)
+        game.step(A.DECLINE)
     assert asked == [1, 2]
     assert game.first_out == 0
     assert game.endgame_turns_left == 2
@@ -490,15 +490,15 @@ def test_r13_hazard_flips_skip_first_out_player_in_endgame(engine):
     opening_flips(game)
     chain_turn(game, 8)
     assert game.first_out == 0
-    game.apply(A.DRAW)  # seat 1's endgame turn, not the last one
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)  # seat 1's endgame turn, not the last one
+    game.step(A.DISCARD_A)
     asked = []
     while game.phase == Phase.HAZARD_FLIP:
         asked.append(game.current_seat)
-        game.apply(A.DECLINE)
+        game.step(A.DECLINE)
     assert asked == [2]
     assert game.turn_player == 2
-    assert not game.is_over
+    assert not game.game_over
 
 
 def test_r13_no_hazard_flips_on_the_last_endgame_turn(engine):
@@ -510,11 +510,11 @@ def test_r13_no_hazard_flips_on_the_last_endgame_turn(engine):
     draw_discard(game)  # seat 1
     assert game.turn_player == 2
     assert game.endgame_turns_left == 1
-    game.apply(A.DRAW)
+    game.step(A.DRAW)
     assert game.held == H
-    game.apply(A.DISCARD_A)
+    game.step(A.DISCARD_A)
     # No HAZARD_FLIP phase: the round (and this one-round game) is over at once.
-    assert game.is_over
+    assert game.game_over
     assert game.hazards_removed == 1
     res = game.round_results[0]
     assert (res.ended_by, res.first_out, res.turns) == ("endgame", 0, 3)
@@ -526,14 +526,14 @@ def test_r13_no_hazard_flips_when_turn_cap_is_reached_on_this_turn(engine, cap, 
     game = _hazard_game(engine, cap=cap, layouts=[S4, S5, S6], top=["9", "10", "12", "H"])
     opening_flips(game)
     draw_discard(game)
-    game.apply(A.DRAW)  # seat 1, turn 2
-    game.apply(A.DISCARD_A)
+    game.step(A.DRAW)  # seat 1, turn 2
+    game.step(A.DISCARD_A)
     assert game.hazards_removed == 1
     if flips_offered:
         assert game.phase == Phase.HAZARD_FLIP
         assert game.current_seat == 2
     else:
-        assert game.is_over
+        assert game.game_over
         res = game.round_results[0]
         assert (res.ended_by, res.first_out, res.turns) == ("turn_cap", None, 2)
     check_invariants(game)
@@ -542,11 +542,11 @@ def test_r13_no_hazard_flips_when_turn_cap_is_reached_on_this_turn(engine, cap, 
 def test_r13_hazard_kept_in_layout_scores_plus_ten(engine):
     game = _hazard_game(engine, cap=1, layouts=[S6, S5, S9], top=["9", "10", "H"])
     opening_flips(game)
-    game.apply(A.DRAW)
-    game.apply(A.PLACE + 0)  # keep the hazard (R9); the face-up 2 is displaced
+    game.step(A.DRAW)
+    game.step(A.PLACE + 0)  # keep the hazard (R9); the face-up 2 is displaced
     assert game.held == 2
-    game.apply(A.DISCARD_A)
-    assert game.is_over
+    game.step(A.DISCARD_A)
+    assert game.game_over
     assert game.hazards_removed == 0
     res = game.round_results[0]
     assert res.layouts[0] == (H, 3, 4, -1, -2, -3, 6, -1, -2)
@@ -632,10 +632,10 @@ def test_r15_only_first_player_out_triggers_the_endgame(engine):
     chain_turn(game, 8)  # seat 1 goes out too, on its endgame turn
     assert game.down_count[1] == 0
     assert (game.first_out, game.endgame_turns_left) == (0, 1)
-    assert not game.is_over
+    assert not game.game_over
     assert game.turn_player == 2
     draw_discard(game)
-    assert game.is_over
+    assert game.game_over
     res = game.round_results[0]
     assert (res.ended_by, res.first_out, res.turns) == ("endgame", 0, 3)
     # seat 0: 3 + 4 - 3 = 4; seat 1: 5 + 6 - 6 = 5; seat 2: 11. Bonus for seat 0 only.
@@ -661,7 +661,7 @@ def test_r16_every_face_down_card_revealed_in_place_at_round_end(engine):
     game = _hazard_game(engine, cap=1, layouts=[S6, seat1, seat2], top=["9", "10", "12"])
     opening_flips(game)
     draw_discard(game)
-    assert game.is_over
+    assert game.game_over
     assert game.face_up == [[True] * 9] * 3
     assert game.down_count == [0, 0, 0]
     res = game.round_results[0]
@@ -677,14 +677,14 @@ def test_r16_every_face_down_card_revealed_in_place_at_round_end(engine):
 def test_r16_reveal_keeps_layout_changes_made_during_the_round(engine):
     game = _hazard_game(engine, cap=2, layouts=[S6, S5, S9], top=["9", "10", "7", "8"])
     opening_flips(game)
-    game.apply(A.DRAW)  # seat 0 draws 7, puts it on face-down position 8 (a -2)
-    game.apply(A.PLACE + 8)
+    game.step(A.DRAW)  # seat 0 draws 7, puts it on face-down position 8 (a -2)
+    game.step(A.PLACE + 8)
     assert game.held == -2
-    game.apply(A.DISCARD_B)
-    game.apply(A.DRAW)  # seat 1 draws 8, puts it on face-up position 0 (a 2)
-    game.apply(A.PLACE + 0)
-    game.apply(A.DISCARD_A)
-    assert game.is_over
+    game.step(A.DISCARD_B)
+    game.step(A.DRAW)  # seat 1 draws 8, puts it on face-up position 0 (a 2)
+    game.step(A.PLACE + 0)
+    game.step(A.DISCARD_A)
+    assert game.game_over
     res = game.round_results[0]
     assert res.layouts[0] == (2, 3, 4, -1, -2, -3, 6, -1, 7)
     assert res.layouts[1] == (8, 3, 4, -1, -2, -3, 5, -1, -2)
@@ -744,7 +744,7 @@ def _first_out_round(engine, seat0_a: int, seat0_x: int, seat1: str, seat2: str,
         top=["9", "10", str(seat0_x), "12", "11"],
     )
     play_first_out_round(game, 0)
-    assert game.is_over
+    assert game.game_over
     return game
 
 
@@ -803,7 +803,7 @@ def test_r22_round_score_is_layout_score_plus_bonus_and_totals_add(engine):
     assert game.totals == [-1, 6, 9]
     assert game.round == 1
     play_first_out_round(game, 1)
-    assert game.is_over
+    assert game.game_over
     r0, r1 = game.round_results
     assert (r0.first_out, r0.layout_scores, r0.round_scores) == (0, (4, 6, 9), (-1, 6, 9))
     assert r1.layouts[1] == (4, 1, 5, 1, 1, 1, 1, 1, 1)

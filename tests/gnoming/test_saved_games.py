@@ -46,13 +46,13 @@ def _play_again(meta: dict, game_seed: int, config: RulesConfig) -> list[int]:
         for spec, seed in zip(meta["players"], meta["agent_seeds"], strict=True)
     ]
     game = Game(config, game_seed)
-    while not game.is_over:
+    while not game.game_over:
         seat = game.current_seat
         agent = agents[seat]
         if callable(getattr(agent, "decide", None)):
-            game.apply(agent.decide(SeatView.from_game(game, seat)))
+            game.step(agent.decide(SeatView.from_game(game, seat)))
         else:
-            game.apply(agent.act(encoder.encode(game, seat), game.legal_mask()))
+            game.step(agent.act(encoder.encode(game, seat), game.legal_mask()))
     return list(game.actions)
 
 
@@ -69,7 +69,7 @@ def test_arena_records_replay_and_match_the_arena_games(tmp_path):
         d, r = meta["deal"], meta["rotation"]
         arena_rec = by_game[(d, r)]
         game = load_record(path)  # replays exactly, or raises RecordError
-        assert game.is_over
+        assert game.game_over
         assert game.digest() == arena_rec["digest"] == record["final"]["digest"]
         assert [game.totals[s] for s in arena_rec["seats"]] == arena_rec["totals"]
         assert len(game.actions) == arena_rec["decisions"]
@@ -103,7 +103,7 @@ def test_save_every_k_saves_the_games_whose_index_is_a_multiple_of_k(tmp_path):
     (tmp_path / "game_000000.json").write_text("stale")
     _arena(save_games=tmp_path, save_every=4)
     assert (tmp_path / "game_000001.json").read_text() == "keep"
-    assert load_record(tmp_path / "game_000000.json").is_over
+    assert load_record(tmp_path / "game_000000.json").game_over
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -174,7 +174,7 @@ def test_gnome_eval_save_games_writes_the_records(tmp_path, capsys):
     assert _files(out) == ["game_000000.json", "game_000002.json", "game_000004.json"]
     record = read_record(out / "game_000002.json")
     assert record["meta"]["arena_seed"] == 2 and record["meta"]["lineup"] == LINEUP
-    assert load_record(out / "game_000002.json").is_over
+    assert load_record(out / "game_000002.json").game_over
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ def test_gnome_play_save_writes_the_humans_game(tmp_path, monkeypatch, capsys):
     }
     assert record["seed"] == 5 and not record["final"]["over"]
     game = load_record(path)
-    assert not game.is_over
+    assert not game.game_over
     moves = [line for line in out.splitlines() if re.match(r"(you \(seat 1\)|seat [02]): ", line)]
     assert sum(line.startswith("you (seat 1): flip") for line in moves) == 2
     assert len(game.actions) == len(moves)  # every move shown is in the record
@@ -244,7 +244,7 @@ def test_gnome_play_save_after_a_finished_game(tmp_path, monkeypatch, capsys):
     assert gnome(argv) == 0
     assert "Game over." in capsys.readouterr().out
     game = load_record(path)
-    assert game.is_over and read_record(path)["meta"]["players"] == ["human", "random", "random"]
+    assert game.game_over and read_record(path)["meta"]["players"] == ["human", "random", "random"]
 
 
 @pytest.mark.parametrize(

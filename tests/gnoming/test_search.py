@@ -19,11 +19,11 @@ def positions(config: RulesConfig, seed: int, every: int):
     game = Game(config, seed)
     rng = random.Random(seed)
     step = 0
-    while not game.is_over:
+    while not game.game_over:
         if step % every == 0 and len(game.legal_actions()) > 1:
             yield game
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
         step += 1
 
 
@@ -107,10 +107,10 @@ def test_rollout_policy_plays_legal_moves_to_the_end():
     config = RulesConfig(num_players=5)
     game = Game(config, 9)
     policy = RolloutPolicy(np.random.default_rng(0))
-    while not game.is_over:
+    while not game.game_over:
         action = policy.act(game)
         assert action in game.legal_actions()
-        game.apply(action)
+        game.step(action)
     assert len(game.round_results) == 3
 
 

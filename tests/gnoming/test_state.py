@@ -20,7 +20,7 @@ def midgame(seed: int = 3, steps: int = 60, players: int = 4) -> Game:
     game = Game(RulesConfig(num_players=players), seed)
     pick = random.Random(seed)
     for _ in range(steps):
-        game.apply(pick.choice(game.legal_actions()))
+        game.step(pick.choice(game.legal_actions()))
     return game
 
 
@@ -87,11 +87,11 @@ def test_from_state_rebuilds_a_game_that_plays_on_identically(seed):
     assert rebuilt.actions == []
     check_invariants(rebuilt)
     pick = random.Random(seed)
-    while not game.is_over:  # the same future: reshuffles and deals come from the seed
+    while not game.game_over:  # the same future: reshuffles and deals come from the seed
         assert rebuilt.legal_actions() == game.legal_actions()
         action = pick.choice(game.legal_actions())
-        game.apply(action)
-        rebuilt.apply(action)
+        game.step(action)
+        rebuilt.step(action)
         assert rebuilt.state_tuple() == game.state_tuple()
     assert rebuilt.phase == Phase.GAME_OVER
 

@@ -104,7 +104,7 @@ def check_step(vec, shadows, actions, result, rules, mode, stats) -> None:
         want = np.zeros(7, dtype=np.float32)
         want[:n] = [env.rewards[a] for a in sh.agents]
         np.testing.assert_array_equal(rewards[b], want, f"slot {b}: rewards")
-        assert done[b] == game.is_over, f"slot {b}: done"
+        assert done[b] == game.game_over, f"slot {b}: done"
         ended = len(game.round_results) > rounds_before
         assert info["round_ended"][b] == ended
         assert info["num_players"][b] == n and info["game_seed"][b] == game.seed
@@ -529,7 +529,7 @@ def test_kernel_game_stacked_decks_deal_as_game_does():
     kgame.reset(3, stacked_decks=stacked)
     rng = random.Random(3)
     rounds_seen = set()
-    while not game.is_over:
+    while not game.game_over:
         fields = kernel_fields(kgame)
         assert fields == {name: getattr(game, name) for name in GAME_FIELDS}
         assert kgame.mask.astype(bool).tolist() == game.legal_mask().tolist()
@@ -541,7 +541,7 @@ def test_kernel_game_stacked_decks_deal_as_game_does():
             if game.round == 1:  # from here on, a pickled copy plays for the original
                 kgame = pickle.loads(pickle.dumps(kgame))
         action = rng.choice(game.legal_actions())
-        game.apply(action)
+        game.step(action)
         kgame.step(action)
     assert rounds_seen == {0, 1, 2}
     assert kernel_fields(kgame)["totals"] == game.totals

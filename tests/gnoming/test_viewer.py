@@ -21,9 +21,9 @@ from training.app.cli import main
 def random_game(n: int = 3, seed: int = 4, steps: int | None = None) -> Game:
     game = Game(RulesConfig(num_players=n), seed)
     rng = np.random.default_rng(seed)
-    while not game.is_over and (steps is None or len(game.actions) < steps):
+    while not game.game_over and (steps is None or len(game.actions) < steps):
         legal = game.legal_actions()
-        game.apply(legal[int(rng.integers(len(legal)))])
+        game.step(legal[int(rng.integers(len(legal)))])
     return game
 
 
@@ -71,7 +71,7 @@ def test_decision_entries_follow_the_record_step_by_step():
         assert entry["seat"] == replay.current_seat
         assert [a for a, _, _ in entry["legal"]] == replay.legal_actions()
         assert entry["public"]["totals"] == list(replay.totals)
-        replay.apply(action)
+        replay.step(action)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -110,7 +110,7 @@ def test_a_page_for_one_seat_contains_no_hidden_card(tmp_path):
         for s in range(3):
             shown = entry["public"]["layouts"][s]
             assert [c is None for c in shown] == [not up for up in replay.face_up[s]]
-        replay.apply(action)
+        replay.step(action)
 
 
 def test_html_is_self_contained_and_survives_script_text_in_meta(tmp_path):
@@ -130,7 +130,7 @@ def test_frames_are_the_rgb_array_render_of_each_step():
     replay = Game(game.config, game.seed)
     for step in (0, 10, 24):
         while len(replay.actions) < step:
-            replay.apply(game.actions[len(replay.actions)])
+            replay.step(game.actions[len(replay.actions)])
         assert np.array_equal(pictures[step], render_rgb(replay))
     assert len(list(V.frames(game, every=5))) == 5 + 1
 
@@ -171,9 +171,9 @@ def test_gnome_replay_shows_a_learned_agents_probabilities(tmp_path):
     ]
     enc = ObservationEncoder(config)
     game = Game(config, 9)
-    while not game.is_over and len(game.actions) < 60:
+    while not game.game_over and len(game.actions) < 60:
         s = game.current_seat
-        game.apply(int(agents[s].act(enc.encode(game, s), game.legal_mask())))
+        game.step(int(agents[s].act(enc.encode(game, s), game.legal_mask())))
     save_record(game, tmp_path / "g.json", meta={"players": [spec, "greedy", "greedy"]})
     assert main(["replay", str(tmp_path / "g.json"), "--html", str(tmp_path / "g.html"),
                  "--compare", "expert"]) == 0  # fmt: skip

@@ -71,9 +71,9 @@ def _game(n: int, seed: int) -> Game:
     from gnome_env.gnoming.information import SeatView
 
     game = Game(config, seed)
-    while not game.is_over:
+    while not game.game_over:
         s = game.current_seat
-        game.apply(int(bots[s].decide(SeatView.from_game(game, s))))
+        game.step(int(bots[s].decide(SeatView.from_game(game, s))))
     return game
 
 
@@ -168,7 +168,7 @@ def test_keyboard_and_jump(browser, page):
 def _round_ends_after(game: Game, step: int) -> bool:
     replay = Game(game.config, game.seed)
     for a in game.actions[: step + 1]:
-        replay.apply(a)
+        replay.step(a)
     return (
         len(replay.round_results) == 1
         and step == len(replay.actions) - 1
@@ -179,7 +179,7 @@ def _round_ends_after(game: Game, step: int) -> bool:
 def _rounds_before(game: Game, step: int) -> int:
     replay = Game(game.config, game.seed)
     for a in game.actions[:step]:
-        replay.apply(a)
+        replay.step(a)
     return len(replay.round_results)
 
 
@@ -190,7 +190,7 @@ def test_seat_view_hides_face_down_cards_and_omniscient_shows_them(browser, page
     step = 30
     replay = Game(game.config, game.seed)
     for a in game.actions[:step]:
-        replay.apply(a)
+        replay.step(a)
     down = {(s, q) for s in range(3) for q in range(9) if not replay.face_up[s][q]}
     assert down  # the position has face-down cards to hide
     browser.get(path.as_uri() + f"#step={step}")

@@ -58,14 +58,14 @@ def test_common_deals_identical_deterministic_bots_play_the_same_game_in_every_r
     assert len({recs[0]["digest"] for recs in by_deal.values()}) == 3
     # the recorded seed is the game's seed: replaying it gives the same final state
     rec = result.records[0]
-    config = NertsConfig(players=3, max_hands=2)
+    config = NertsConfig(num_players=3, max_hands=2)
     game = NertsGame(config, rec["game_seed"])
     play_game(game, [GreedyNertsAgent(s, config) for s in range(3)])
     assert game.digest() == rec["digest"]
 
 
 def test_play_deal_is_pure_and_factories_are_entries():
-    rules = NertsConfig(players=2, **ONE_HAND).to_dict()
+    rules = NertsConfig(num_players=2, **ONE_HAND).to_dict()
     first = play_nerts_deal([FirstLegalBot, "random"], 2, rules, 123, 456)
     assert play_nerts_deal([FirstLegalBot, "random"], 2, rules, 123, 456) == first
     other = play_nerts_deal([FirstLegalBot, "random"], 2, rules, 123, 457)
@@ -155,7 +155,7 @@ def test_gnome_eval_game_nerts_prints_the_table_and_writes_json(tmp_path, capsys
     assert "Arena (Nerts): 2 players, 4 games" in out and "greedy" in out
     assert "max_hands=1" in out
     data = json.loads((tmp_path / "r.json").read_text())
-    assert data["settings"]["game"] == "nerts" and data["settings"]["rules"]["players"] == 2
+    assert data["settings"]["game"] == "nerts" and data["settings"]["rules"]["num_players"] == 2
     assert data["settings"]["lineup"] == ["greedy", "random"]
 
 

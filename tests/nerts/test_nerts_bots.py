@@ -41,13 +41,13 @@ def _play(config: NertsConfig, seed: int, specs, steps: int | None = None):
 @pytest.mark.parametrize(
     "config",
     [
-        NertsConfig(players=2, max_hands=2),
-        NertsConfig(players=4, jokers=2, turn_size=1, work_piles=5, max_hands=1),
-        NertsConfig(players=6, jokers=1, slide_under=False, auto_call=True, max_hands=1),
+        NertsConfig(num_players=2, max_hands=2),
+        NertsConfig(num_players=4, jokers=2, turn_size=1, work_piles=5, max_hands=1),
+        NertsConfig(num_players=6, jokers=1, slide_under=False, auto_call=True, max_hands=1),
     ],
 )
 def test_bots_only_return_legal_actions(config):
-    specs = [BOT_SPECS[s % 2] for s in range(config.players)]
+    specs = [BOT_SPECS[s % 2] for s in range(config.num_players)]
     seen_kinds = set()
     table = action_table(config)
     for _game, views, actions in _play(config, 3, specs, steps=400):
@@ -60,7 +60,7 @@ def test_bots_only_return_legal_actions(config):
 
 # ---------------------------------------------------------------------- greedy, built positions
 def test_greedy_plays_the_nerts_top_to_its_foundation():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg,
         seats={0: {"nerts": "3C 5H", "waste": "9C 5S", "work": ["KD", "QS", "2H", "8D"]}},
@@ -74,7 +74,7 @@ def test_greedy_plays_the_nerts_top_to_its_foundation():
 
 
 def test_greedy_plays_a_work_card_to_a_foundation_before_turning():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg,
         seats={0: {"nerts": "3C KH", "work": ["9S", "5D", "QC", "JC"]}},
@@ -86,7 +86,7 @@ def test_greedy_plays_a_work_card_to_a_foundation_before_turning():
 
 
 def test_greedy_starts_a_foundation_with_an_ace():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     game = build_game(cfg, seats={1: {"nerts": "5C AS", "work": ["9S", "5D", "QC", "JC"]}})
     t = action_table(cfg)
     assert GreedyNertsAgent(0, cfg).decide(_view(game, 1)) == t.new_foundation(NERTS, 3)
@@ -95,7 +95,7 @@ def test_greedy_starts_a_foundation_with_an_ace():
 def test_greedy_never_waits_or_turns_when_a_foundation_play_exists():
     """Over many positions of played games: whenever a foundation play is legal, greedy
     plays one (or calls Nerts)."""
-    cfg = NertsConfig(players=3, max_hands=1)
+    cfg = NertsConfig(num_players=3, max_hands=1)
     table = action_table(cfg)
     checked = 0
     for seed in range(4):
@@ -110,7 +110,7 @@ def test_greedy_never_waits_or_turns_when_a_foundation_play_exists():
 
 
 def test_greedy_moves_the_nerts_top_onto_a_run_before_an_empty_pile():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(cfg, seats={0: {"nerts": "3C 8H", "work": ["9S", "", "QC", "JC"]}})
     t = action_table(cfg)
     assert {t.to_work(NERTS, 0), t.to_work(NERTS, 1)} <= set(game.legal_actions(0))
@@ -118,7 +118,7 @@ def test_greedy_moves_the_nerts_top_onto_a_run_before_an_empty_pile():
 
 
 def test_greedy_frees_a_space_for_a_stuck_nerts_king():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(cfg, seats={0: {"nerts": "3C KS", "work": ["9H", "TS", "4D", "4C"]}})
     t = action_table(cfg)
     # no foundation, no run and no space takes KS: move the whole pile 9H onto TS
@@ -129,7 +129,7 @@ def test_greedy_frees_a_space_for_a_stuck_nerts_king():
 
 
 def test_greedy_shifts_when_exhausted_and_recycles_an_empty_stock():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg,
         seats={0: {"nerts": "3C KS", "work": ["9H", "9C", "4D", "4S"], "stock": "2D 7D 5S"}},
@@ -155,7 +155,7 @@ def test_greedy_shifts_when_exhausted_and_recycles_an_empty_stock():
 
 
 def test_greedy_calls_nerts_when_clearly_ahead():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     game = build_game(
         cfg,
         seats={0: {"nerts": ""}},
@@ -167,7 +167,7 @@ def test_greedy_calls_nerts_when_clearly_ahead():
 
 
 def test_greedy_plays_on_when_behind_and_calls_when_nothing_is_left():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     seats = {0: {"nerts": "", "work": ["9H", "9C", "4D", "4S"]}, 1: {"nerts": ""}}
     behind = build_game(cfg, seats=seats, foundations=["p1:AC..9C", "p0:AD"])
     assert behind.hand_scores() == [1, 9]
@@ -184,7 +184,7 @@ def test_greedy_makes_no_ping_pong_between_work_piles():
     """A work-pile move is never undone by the next one unless something progressed between."""
     moves = 0
     for players in (2, 4):
-        cfg = NertsConfig(players=players, max_hands=2)
+        cfg = NertsConfig(num_players=players, max_hands=2)
         table = action_table(cfg)
         game = NertsGame(cfg, players)
         bots = [GreedyNertsAgent(s, cfg) for s in range(players)]
@@ -208,7 +208,7 @@ def test_greedy_makes_no_ping_pong_between_work_piles():
 # ---------------------------------------------------------------------- information, seeds
 @pytest.mark.parametrize("players,seed,steps", [(2, 1, 25), (4, 2, 60), (6, 3, 90)])
 def test_n35_no_bot_decision_depends_on_hidden_cards(players, seed, steps):
-    cfg = NertsConfig(players=players, jokers=seed % 3)
+    cfg = NertsConfig(num_players=players, jokers=seed % 3)
     rng = np.random.default_rng(seed)
     changed = 0
     for game, _views, _actions in _play(cfg, seed, ["random"] * players, steps=steps):
@@ -225,7 +225,7 @@ def test_n35_no_bot_decision_depends_on_hidden_cards(players, seed, steps):
 
 
 def test_same_seed_same_decisions_and_no_global_random_state():
-    cfg = NertsConfig(players=3, max_hands=1)
+    cfg = NertsConfig(num_players=3, max_hands=1)
 
     def decisions(seed: int) -> list[list[int]]:
         game = NertsGame(cfg, 5)
@@ -253,7 +253,7 @@ def test_same_seed_same_decisions_and_no_global_random_state():
 
 def test_registry_specs_and_errors():
     assert known_nerts_specs() == ("greedy", "ppo", "ppo-sample", "random")
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     assert isinstance(make_nerts_agent("greedy", 0, cfg), GreedyNertsAgent)
     assert isinstance(make_nerts_agent(" random ", 0), RandomNertsAgent)
     with pytest.raises(

@@ -9,7 +9,7 @@ from gnome_env.nerts.actions import action_table
 from gnome_env.nerts.config import NertsConfig, foundation_slots, num_actions
 
 DEFAULTS = {
-    "players": 4,
+    "num_players": 4,
     "jokers": 0,
     "nerts_size": 13,
     "work_piles": 4,
@@ -42,10 +42,10 @@ def test_n7_n36_derived_facts_with_defaults_and_one_joker():
 @pytest.mark.parametrize(
     ("field", "value", "allowed"),
     [
-        ("players", 1, "from 2 to 6"),
-        ("players", 7, "from 2 to 6"),
-        ("players", True, "from 2 to 6"),
-        ("players", 4.0, "from 2 to 6"),
+        ("num_players", 1, "from 2 to 6"),
+        ("num_players", 7, "from 2 to 6"),
+        ("num_players", True, "from 2 to 6"),
+        ("num_players", 4.0, "from 2 to 6"),
         ("jokers", 3, "from 0 to 2"),
         ("jokers", -1, "from 0 to 2"),
         ("nerts_size", 0, "from 1 to 20"),
@@ -73,28 +73,28 @@ def test_bad_values_name_field_value_and_allowed(field, value, allowed):
 
 
 def test_numpy_ints_and_bools_are_accepted_and_stored_plain():
-    cfg = NertsConfig(players=np.int64(3), auto_call=np.bool_(True))
-    assert cfg.players == 3 and type(cfg.players) is int
+    cfg = NertsConfig(num_players=np.int64(3), auto_call=np.bool_(True))
+    assert cfg.num_players == 3 and type(cfg.num_players) is int
     assert cfg.auto_call is True
 
 
 def test_to_dict_from_dict_round_trip_and_replace():
-    cfg = NertsConfig(players=6, jokers=2, foundation_tie="both_keep", turn_size=1)
+    cfg = NertsConfig(num_players=6, jokers=2, foundation_tie="both_keep", turn_size=1)
     assert NertsConfig.from_dict(cfg.to_dict()) == cfg
-    assert cfg.replace(players=2).players == 2
+    assert cfg.replace(num_players=2).num_players == 2
     with pytest.raises(ValueError, match="players=9"):
-        cfg.replace(players=9)
+        cfg.replace(num_players=9)
 
 
 def test_unknown_keys_rejected_with_the_known_ones():
     with pytest.raises(ValueError) as err:
-        NertsConfig.from_dict({"players": 3, "teams": 2})
+        NertsConfig.from_dict({"num_players": 3, "teams": 2})
     assert "'teams'" in str(err.value)
     assert "known fields: " + ", ".join(DEFAULTS) in str(err.value)
     with pytest.raises(ValueError, match="mapping"):
-        NertsConfig.from_dict([("players", 3)])  # type: ignore[arg-type]
+        NertsConfig.from_dict([("num_players", 3)])  # type: ignore[arg-type]
 
 
 def test_config_is_frozen():
     with pytest.raises(AttributeError):
-        NertsConfig().players = 3  # type: ignore[misc]
+        NertsConfig().num_players = 3  # type: ignore[misc]

@@ -65,7 +65,7 @@ def test_construction_defaults_and_bad_arguments():
 
 
 def test_masks_are_int8_of_n_actions_and_match_legal_actions():
-    game = NertsGame(NertsConfig(players=3, jokers=1), seed=4)
+    game = NertsGame(NertsConfig(num_players=3, jokers=1), seed=4)
     masks = game.legal_masks()
     assert masks.shape == (3, 433) and masks.dtype == np.int8
     for seat in range(3):
@@ -76,7 +76,7 @@ def test_masks_are_int8_of_n_actions_and_match_legal_actions():
 
 
 def test_step_result_fields():
-    game = NertsGame(NertsConfig(players=3), seed=1)
+    game = NertsGame(NertsConfig(num_players=3), seed=1)
     res = game.step([TURN, WAIT, TURN])
     assert res.step == 0 and res.actions == (TURN, WAIT, TURN)
     assert sorted(res.priority) == [0, 1, 2]
@@ -89,7 +89,7 @@ def test_step_result_fields():
 
 
 def test_rejected_actions_change_nothing():
-    game = NertsGame(NertsConfig(players=3), seed=2)
+    game = NertsGame(NertsConfig(num_players=3), seed=2)
     game.step([TURN] * 3)
     before = game.digest()
     masks = game.legal_masks()
@@ -127,7 +127,7 @@ def test_explain_illegal_names_the_reason():
 
 # ---------------------------------------------------------------------- N4 determinism
 def run_game(seed: int, disturb: bool) -> list[str]:
-    cfg = NertsConfig(players=3, max_hands=2, max_steps_per_hand=150)
+    cfg = NertsConfig(num_players=3, max_hands=2, max_steps_per_hand=150)
     game = NertsGame(cfg, seed=seed)
     rnd = random.Random(1234)  # the policy's own generator
     noise = random.Random(99)  # only disturbs the global generators
@@ -153,14 +153,14 @@ def test_n4_same_seed_same_game_whatever_the_global_random_state():
 
 
 def test_n4_deal_differs_by_seat_hand_and_seed():
-    g = NertsGame(NertsConfig(players=3), seed=0)
+    g = NertsGame(NertsConfig(num_players=3), seed=0)
     assert g.nerts[0] != g.nerts[1] != g.nerts[2]
-    assert NertsGame(NertsConfig(players=3), seed=1).nerts[0] != g.nerts[0]
+    assert NertsGame(NertsConfig(num_players=3), seed=1).nerts[0] != g.nerts[0]
 
 
 # ---------------------------------------------------------------------- copies and digests
 def test_copy_is_independent():
-    game = NertsGame(NertsConfig(players=2), seed=3)
+    game = NertsGame(NertsConfig(num_players=2), seed=3)
     twin = game.copy()
     assert twin.digest() == game.digest()
     twin.step([TURN, TURN])
@@ -182,7 +182,7 @@ def test_digest_is_deterministic_and_state_sensitive():
 
 def test_render_shows_public_state_in_n2_notation():
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={0: {"nerts": "3C 5H", "work": ["9S 8H", "", "4D", "5D"], "waste": "KS"}},
         foundations=["p1:AH..4H"],
     )
@@ -197,7 +197,7 @@ def test_render_shows_public_state_in_n2_notation():
 # ---------------------------------------------------------------------- the validator
 def corrupt(change) -> NertsGame:
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={0: {"nerts": "3C 5H", "work": ["9S 8H", "", "4D", "5D"], "waste": "KS"}},
         foundations=["p1:AH..4H"],
     )
@@ -245,7 +245,7 @@ def test_validator_catches_a_broken_run_and_bad_slot_order():
 
 
 def test_validator_dealt_checks_nerts_size():
-    game = build_game(NertsConfig(players=2), seats={0: {"stock": "2C", "rest": "nerts"}})
+    game = build_game(NertsConfig(num_players=2), seats={0: {"stock": "2C", "rest": "nerts"}})
     check_invariants(game)
     with pytest.raises(NertsInvariantError, match="nerts_size"):
         check_invariants(game, dealt=True)
@@ -253,7 +253,7 @@ def test_validator_dealt_checks_nerts_size():
 
 def test_mask_matches_engine_in_varied_positions():
     game = build_game(
-        NertsConfig(players=3, jokers=1),
+        NertsConfig(num_players=3, jokers=1),
         seats={
             0: {"nerts": "5H", "work": ["9S JK", "", "TD 9C", "KH"], "waste": "QS JH"},
             1: {"waste": "5H", "work": ["JK", "QC", "7D", "2S"]},
@@ -262,7 +262,7 @@ def test_mask_matches_engine_in_varied_positions():
     )
     check_mask_matches_engine(game)
     rnd = random.Random(3)
-    for cfg in (NertsConfig(players=2, turn_size=1), NertsConfig(players=5, jokers=2)):
+    for cfg in (NertsConfig(num_players=2, turn_size=1), NertsConfig(num_players=5, jokers=2)):
         game = NertsGame(cfg, seed=11)
         for _ in range(60):
             game.step(eager_actions(game, rnd))
@@ -273,7 +273,7 @@ def test_mask_matches_engine_in_varied_positions():
 
 # ---------------------------------------------------------------------- hook errors
 def test_stacked_decks_and_builder_reject_bad_input():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     with pytest.raises(ValueError, match="full deck"):
         NertsGame(cfg, stacked_decks={0: {0: ["AS"] * 52}})
     with pytest.raises(ValueError, match="not a seat"):
@@ -292,7 +292,7 @@ def test_stacked_decks_and_builder_reject_bad_input():
 
 
 def test_stacked_deck_with_jokers_numbers_them_in_order():
-    cfg = NertsConfig(players=2, jokers=2)
+    cfg = NertsConfig(num_players=2, jokers=2)
     deck = stack_deck(cfg, nerts="JK 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC JK")
     game = NertsGame(cfg, stacked_decks={0: {0: deck}})
     assert game.nerts[0][0] == 52 and game.nerts[0][-1] == 53
@@ -300,7 +300,7 @@ def test_stacked_deck_with_jokers_numbers_them_in_order():
 
 
 def test_joint_fills_waits():
-    game = NertsGame(NertsConfig(players=3))
+    game = NertsGame(NertsConfig(num_players=3))
     assert joint(game, {1: TURN}) == [WAIT, TURN, WAIT]
 
 
@@ -346,7 +346,7 @@ def test_random_play_soak_keeps_every_invariant():
 
 
 def test_waiting_table_ends_blocked_after_remedy_and_stall():
-    cfg = NertsConfig(players=2, stall_steps=60)
+    cfg = NertsConfig(num_players=2, stall_steps=60)
     game = NertsGame(cfg, seed=0)
     results = [game.step([WAIT, WAIT]) for _ in range(120)]
     assert results[59].remedy and not results[59].hand_over
@@ -354,7 +354,7 @@ def test_waiting_table_ends_blocked_after_remedy_and_stall():
 
 
 def test_full_game_reaches_game_over_with_totals():
-    cfg = NertsConfig(players=3, max_hands=3, max_steps_per_hand=200)
+    cfg = NertsConfig(num_players=3, max_hands=3, max_steps_per_hand=200)
     game = NertsGame(cfg, seed=17)
     rnd = random.Random(5)
     while not game.game_over:
@@ -462,7 +462,7 @@ def test_mask_equals_a_brute_force_reading_of_the_rules():
         )
         game = NertsGame(cfg, seed=100 + g)
         for _ in range(150):
-            for seat in range(cfg.players):
+            for seat in range(cfg.num_players):
                 assert game.legal_actions(seat) == reference_legal(game, seat), game.render(
                     reveal=True
                 )
@@ -474,7 +474,7 @@ def test_mask_equals_a_brute_force_reading_of_the_rules():
 
 
 def test_mask_equals_brute_force_with_joker_piles():
-    cfg = NertsConfig(players=2, jokers=2, work_piles=5)
+    cfg = NertsConfig(num_players=2, jokers=2, work_piles=5)
     positions = [  # at most two jokers per deck
         {"work": ["JK JK", "", "KS", "5C", "QH"], "waste": "JD", "nerts": "2C"},
         {"work": ["JK JK", "", "KS", "5C", "QH"], "waste": "QD", "nerts": "2D"},

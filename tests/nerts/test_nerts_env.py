@@ -485,7 +485,7 @@ def test_human_render_prints(capsys):
 def test_rgb_array_marks_blocked_plays():
     from gnome_env.nerts.testing import build_game, step_with_priority
 
-    config = NertsConfig(players=2)
+    config = NertsConfig(num_players=2)
     k = step_with_priority(config, (1, 0))
     game = build_game(
         config,

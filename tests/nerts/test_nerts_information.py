@@ -26,7 +26,7 @@ def _played(config: NertsConfig, seed: int, steps: int) -> NertsGame:
 
 @pytest.mark.parametrize("players,seed,steps", [(2, 1, 15), (4, 2, 40), (6, 3, 80)])
 def test_n35_view_unchanged_when_hidden_cards_are_permuted(players, seed, steps):
-    game = _played(NertsConfig(players=players), seed, steps)
+    game = _played(NertsConfig(num_players=players), seed, steps)
     rng = np.random.default_rng(seed)
     moved = False
     for _ in range(4):
@@ -38,7 +38,7 @@ def test_n35_view_unchanged_when_hidden_cards_are_permuted(players, seed, steps)
 
 
 def test_n34_view_shows_the_public_cards():
-    game = _played(NertsConfig(players=3), 5, 30)
+    game = _played(NertsConfig(num_players=3), 5, 30)
     view = NertsView.from_game(game, 1)
     for s in range(3):
         assert view.nerts_size[s] == len(game.nerts[s])

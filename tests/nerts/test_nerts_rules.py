@@ -55,7 +55,7 @@ FILL = ["p3:AC", "p3:AD", "p3:AS", "p3:AH"]
 
 # ====================================================================== worked examples
 def test_n20_example_priority_blocks_second_play():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     k = step_with_priority(cfg, (2, 0, 1), start=57)
     game = build_game(
         cfg,
@@ -78,7 +78,7 @@ def test_n20_example_priority_blocks_second_play():
 
 
 def test_n20_example_both_keep_stacks_equal_cards():
-    cfg = NertsConfig(players=3, foundation_tie="both_keep")
+    cfg = NertsConfig(num_players=3, foundation_tie="both_keep")
     k = step_with_priority(cfg, (2, 0, 1), start=57)
     game = build_game(
         cfg,
@@ -170,7 +170,7 @@ def exhaustion_example() -> NertsGame:
     """Worked example N24-N27: two players, no progress since step 100; p0 has a stock of 8;
     p1 a stock of 1 and a waste of 3. Steps 101-103 turn and recycle to exhaustion."""
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={
             0: {"stock": "2C 3C 4C 5C 6C 7C 8C 9C", "rest": "nerts"},
             1: {"stock": "KD", "waste": "2S 3S 4S", "rest": "nerts"},
@@ -215,7 +215,7 @@ def test_n27_example_sixty_quiet_steps_after_remedy_end_hand_blocked():
 
 def test_n26_example_remedy_reforms_and_shifts():
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={
             0: {"waste": "4C 9D KS", "stock": "2H 7C", "rest": "nerts"},
             1: {"stock": "5D", "rest": "nerts"},
@@ -254,7 +254,7 @@ def test_n12_example_slide_king_under_queen():
 
 
 def test_n30_example_hand_scores():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     game = build_game(
         cfg,
         seats={
@@ -271,7 +271,7 @@ def test_n30_example_hand_scores():
 
 
 def test_n31_example_tie_on_total_won_on_last_hand():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     game = build_game(
         cfg,
         seats={0: {"nerts": ""}, 1: {"nerts": ""}, 2: {"nerts": ""}},
@@ -308,7 +308,7 @@ def test_n32_n33_example_joker_in_work_pile_is_red_eight():
 
 # ====================================================================== N4-N5: deal
 def test_n4_each_seats_deck_is_the_keyed_shuffle():
-    game = NertsGame(NertsConfig(players=3, jokers=1), seed=11)
+    game = NertsGame(NertsConfig(num_players=3, jokers=1), seed=11)
     for seat in range(3):
         deck = rng.permutation(53, rng.NERTS_DEAL, 11, 0, seat).tolist()
         assert game.nerts[seat] == deck[:13]
@@ -349,7 +349,7 @@ def test_n5_deal_from_a_stacked_deck():
 
 
 def test_n5_stock_size_follows_variants():
-    cfg = NertsConfig(players=2, jokers=2, nerts_size=7, work_piles=5)
+    cfg = NertsConfig(num_players=2, jokers=2, nerts_size=7, work_piles=5)
     game = NertsGame(cfg, seed=1)
     assert [len(s) for s in game.stock] == [54 - 7 - 5] * 2
     assert all(len(w) == 5 for w in game.work)
@@ -506,7 +506,7 @@ def test_n16_recycle_legal_only_on_empty_stock_and_passes_unlimited():
 
 
 def test_n17_shift_only_when_exhausted_moves_top_to_bottom_and_resets():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     seats = {0: {"stock": "4C 9D KS", "rest": "nerts"}}
     fresh = build_game(cfg, seats=seats)
     assert SHIFT not in legal(fresh, 0)
@@ -522,7 +522,7 @@ def test_n17_shift_only_when_exhausted_moves_top_to_bottom_and_resets():
 # ====================================================================== N18-N21: steps
 def test_n18_all_actions_judged_against_start_state():
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={0: {"nerts": "AH"}, 1: {"nerts": "2H"}},
     )
     # p1's 2H has no slot yet: p0's ace arriving in the same step does not make it legal
@@ -567,7 +567,7 @@ def test_n19_every_action_kind_has_ids():
 
 
 def test_n20_three_way_tie_first_in_priority_wins():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     k = step_with_priority(cfg, (1, 2, 0))
     game = build_game(
         cfg,
@@ -581,7 +581,7 @@ def test_n20_three_way_tie_first_in_priority_wins():
 
 
 def test_n20_other_actions_apply_beside_a_conflict():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     k = step_with_priority(cfg, (0, 2, 1))
     game = build_game(
         cfg,
@@ -594,7 +594,7 @@ def test_n20_other_actions_apply_beside_a_conflict():
 
 
 def test_n20_both_keep_kings_complete_the_slot():
-    cfg = NertsConfig(players=2, foundation_tie="both_keep")
+    cfg = NertsConfig(num_players=2, foundation_tie="both_keep")
     game = build_game(
         cfg, seats={0: {"nerts": "KS"}, 1: {"waste": "KS"}}, foundations=["p1:AS..QS"]
     )
@@ -604,7 +604,7 @@ def test_n20_both_keep_kings_complete_the_slot():
 
 
 def test_n21_blocked_play_leaves_card_in_place_and_counts_as_wait():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     k = step_with_priority(cfg, (1, 0))
     game = build_game(
         cfg,
@@ -620,7 +620,7 @@ def test_n21_blocked_play_leaves_card_in_place_and_counts_as_wait():
 
 # ====================================================================== N22-N29: ending
 def test_n22_several_calls_in_one_step_and_no_bonus():
-    cfg = NertsConfig(players=3)
+    cfg = NertsConfig(num_players=3)
     game = build_game(cfg, seats={0: {"nerts": ""}, 1: {"nerts": ""}}, foundations=["p0:AC..3C"])
     res = step(game, {0: CALL, 1: CALL})
     assert res.end_reason == "nerts" and res.called == (True, True, False)
@@ -669,7 +669,7 @@ def test_n23_slide_from_waste_is_progress():
 
 
 def test_n24_seen_counts_turned_cards_and_resets():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg,
         seats={
@@ -701,7 +701,7 @@ def test_n24_seen_counts_turned_cards_and_resets():
 
 
 def test_n24_empty_cycle_is_exhausted_unless_work_piles_just_moved():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg, seats={0: {"stock": "", "work": ["9S 8H", "", "4D", "5D"], "rest": "nerts"}}
     )
@@ -713,7 +713,7 @@ def test_n24_empty_cycle_is_exhausted_unless_work_piles_just_moved():
 
 
 def test_n25_stall_steps_quiet_steps_make_the_table_stuck():
-    cfg = NertsConfig(players=2, stall_steps=5)
+    cfg = NertsConfig(num_players=2, stall_steps=5)
     game = build_game(cfg)
     for i in range(4):
         res = step(game)
@@ -723,7 +723,7 @@ def test_n25_stall_steps_quiet_steps_make_the_table_stuck():
 
 
 def test_n25_all_exhausted_makes_the_table_stuck():
-    cfg = NertsConfig(players=2)
+    cfg = NertsConfig(num_players=2)
     game = build_game(
         cfg,
         seats={0: {"stock": "4C", "rest": "nerts"}, 1: {"stock": "", "rest": "nerts"}},
@@ -734,7 +734,7 @@ def test_n25_all_exhausted_makes_the_table_stuck():
 
 
 def test_n27_progress_rearms_the_remedy():
-    cfg = NertsConfig(players=2, stall_steps=3)
+    cfg = NertsConfig(num_players=2, stall_steps=3)
     game = build_game(cfg, seats={0: {"nerts": "AS"}}, stall=2)
     assert step(game).remedy
     res = step(game, {0: T.new_foundation(NERTS, 3)})
@@ -750,7 +750,7 @@ def test_n27_progress_rearms_the_remedy():
 
 
 def test_n28_step_cap_ends_hand_with_reason_cap():
-    cfg = NertsConfig(players=2, max_steps_per_hand=7)
+    cfg = NertsConfig(num_players=2, max_steps_per_hand=7)
     game = NertsGame(cfg, seed=2)
     for _ in range(6):
         assert not step(game, {0: TURN, 1: TURN}).hand_over
@@ -761,14 +761,14 @@ def test_n28_step_cap_ends_hand_with_reason_cap():
 
 
 def test_n29_call_beats_blocked_and_cap():
-    cfg = NertsConfig(players=2, max_steps_per_hand=5)
+    cfg = NertsConfig(num_players=2, max_steps_per_hand=5)
     game = build_game(cfg, seats={0: {"nerts": ""}}, steps=4, stall=59, remedy_done=True)
     res = step(game, {0: CALL})
     assert res.end_reason == "nerts"
 
 
 def test_n29_blocked_beats_cap_and_remedy_precedes_cap():
-    cfg = NertsConfig(players=2, max_steps_per_hand=5)
+    cfg = NertsConfig(num_players=2, max_steps_per_hand=5)
     blocked = build_game(cfg, steps=4, stall=59, remedy_done=True)
     assert step(blocked).end_reason == "blocked"
     remedied = build_game(cfg, steps=4, stall=59)
@@ -777,7 +777,7 @@ def test_n29_blocked_beats_cap_and_remedy_precedes_cap():
 
 
 def test_n29_tops_turn_up_and_slots_complete_before_the_checks():
-    cfg = NertsConfig(players=2, auto_call=True)
+    cfg = NertsConfig(num_players=2, auto_call=True)
     game = build_game(cfg, seats={0: {"nerts": "KS"}}, foundations=["p1:AS..QS"])
     res = step(game, {0: T.to_slot(NERTS, 0)})
     assert res.end_reason == "nerts" and game.slot_complete[0]
@@ -786,7 +786,7 @@ def test_n29_tops_turn_up_and_slots_complete_before_the_checks():
 # ====================================================================== N30-N31: scoring
 def test_n30_score_is_foundation_cards_minus_twice_nerts():
     game = build_game(
-        NertsConfig(players=2),
+        NertsConfig(num_players=2),
         seats={0: {"nerts": "5C 6C"}, 1: {"nerts": "5C"}},
         foundations=["p0:AH..3H p1:4H", "p1:AS"],
     )
@@ -796,7 +796,7 @@ def test_n30_score_is_foundation_cards_minus_twice_nerts():
 
 
 def test_n31_hands_repeat_with_fresh_deals_and_totals_carry():
-    cfg = NertsConfig(players=2, max_steps_per_hand=2, max_hands=3)
+    cfg = NertsConfig(num_players=2, max_steps_per_hand=2, max_hands=3)
     game = NertsGame(cfg, seed=9)
     first = [list(n) for n in game.nerts]
     step(game)
@@ -932,7 +932,7 @@ def test_n36_ids_with_v_equal_w_are_never_legal():
 
 def test_n3_n36_one_table_for_every_player_count():
     for players in range(2, 7):
-        cfg = NertsConfig(players=players)
+        cfg = NertsConfig(num_players=players)
         assert cfg.n_actions == 397 and cfg.num_slots == 24
         game = NertsGame(cfg, seed=players)
         assert game.legal_masks().shape == (players, 397)

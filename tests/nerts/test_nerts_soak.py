@@ -57,7 +57,7 @@ def play_checked(
     """Play one game to its end with invariant checks after every step; what happened."""
     game = NertsGame(config, seed)
     check_invariants(game, dealt=True)
-    p = config.players
+    p = config.num_players
     greedy_seat = int(rng.integers(p)) if rng.random() < 1 / 3 else -1
     greedy = GreedyNertsAgent(seed, config)
     mask_step = int(rng.integers(0, 30)) if mask_check else -1
