@@ -82,6 +82,9 @@ class GameSpec:
     """Shipped learned policies, strongest first."""
     docs: str = ""
     """The game's doc, relative to the repository root."""
+    testing: str = ""
+    """Reference to the function returning the game's conformance hooks (a
+    :class:`gnome_env.core.testing.ConformanceHooks`), in the game's ``testing`` module."""
 
     def __post_init__(self) -> None:
         if self.api not in API_KINDS:

@@ -27,4 +27,5 @@ SPEC = GameSpec(
         ),
     ),
     docs="docs/ginny_o.md",
+    testing="gnome_env.ginny_o.testing:conformance_hooks",
 )

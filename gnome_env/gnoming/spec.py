@@ -51,4 +51,5 @@ SPEC = GameSpec(
         ),
     ),
     docs="docs/gnoming.md",
+    testing="gnome_env.gnoming.testing:conformance_hooks",
 )

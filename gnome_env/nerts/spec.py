@@ -31,4 +31,5 @@ SPEC = GameSpec(
         ),
     ),
     docs="docs/nerts.md",
+    testing="gnome_env.nerts.testing:conformance_hooks",
 )
