@@ -16,14 +16,18 @@ The shapes are the same for every seat count and every rule option.
 
 ``env(**kw)`` is ``raw_env(**kw)`` in PettingZoo's standard wrappers, as the classic envs
 have them: ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env,
--1)))`` -- calls before ``reset`` are refused, an action outside ``Discrete(1864)`` raises
-``AssertionError``, and an illegal (masked-out) action ends the game with reward -1 for the
-offender, 0 for the others, and a warning. ``raw_env(**kw)`` has no such checks: an illegal
-action raises :class:`gnome_env.ginny_o.IllegalActionError` (a ``ValueError``) with the
-agent's name and the engine's reason, and changes nothing (no step, no draw).
+-1)))`` -- calls before ``reset`` are refused, an action outside ``Discrete(1864)`` (or a
+``bool``) raises ``AssertionError`` naming the agent, the action and what is allowed
+(:class:`gnome_env.core.wrappers.BoundsCheckWrapper`, PettingZoo's
+``AssertOutOfBoundsWrapper`` with that message), changing nothing, and an illegal
+(masked-out) action ends the game with reward -1 for the offender, 0 for the others, and a
+warning. ``raw_env(**kw)`` has no such checks: an illegal action raises
+:class:`gnome_env.ginny_o.IllegalActionError` (a ``ValueError``) with the agent's name and
+the engine's reason, and changes nothing (no step, no draw).
 
-Keyword arguments: ``num_players`` (2..4, default 2), ``reward_mode`` (``"rank"``, ``"score"``),
-``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``) and every other field of
+Keyword arguments: ``num_players`` (2..4, default 2), ``reward_mode`` (``"rank"``,
+``"score"``), ``render_mode`` (``None``, ``"human"``, ``"ansi"``, ``"rgb_array"``) and every
+other field of
 :class:`gnome_env.ginny_o.GinnyConfig` (``jokers_per_set``, ``descending_runs``,
 ``max_placements``, ``first_player``, ``rescore_existing``, ``dead_check``,
 ``stall_rounds``, ``max_turns``). A bad value or an unknown name raises ``ValueError``
@@ -150,8 +154,10 @@ over); ``[7944, 7948)`` one-hot of the acting seat (absolute; zeros once over); 
 Render
 ------
 ``"ansi"``: ``GinnyGame.render()`` -- scores, box size, the board with coordinates and the
-acting seat's rack; ``"rgb_array"``: a uint8 (544, 454, 3) picture of the same
-(:func:`gnome_env.ginny_o.render_image.render_rgb`). Neither shows another seat's rack.
+acting seat's rack; ``"human"``: prints that text after ``reset`` and every step (and
+``render()`` prints it and returns ``None``); ``"rgb_array"``: a uint8 (544, 454, 3) picture
+of the same (:func:`gnome_env.ginny_o.render_image.render_rgb`). Neither shows another
+seat's rack.
 
 Seeding
 -------
@@ -184,6 +190,7 @@ from pettingzoo.utils import wrappers
 
 from gnome_env.core import rng
 from gnome_env.core.renamed import old_property, rename_keys
+from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import MAX_PLAYERS, GinnyConfig
@@ -192,7 +199,7 @@ from gnome_env.ginny_o.engine import END_REASONS, PHASES, GinnyGame, IllegalActi
 from gnome_env.ginny_o.information import GinnyView
 
 ENV_NAME = "ginny_o_v0"
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 REWARDS = ("rank", "score")
 #: Static facts (RL notes), declared once.
 NUM_ACTIONS = A.NUM_ACTIONS
@@ -384,6 +391,8 @@ class raw_env(AECEnv):
         game_seed = self._seeds.game_seed(seed)
         self.game_seed = game_seed
         self._install(GinnyGame(self.config, game_seed))
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (all zero unless it is to act)."""
@@ -428,6 +437,8 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[game.current]
         self.infos = self._make_infos()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _make_infos(self) -> dict[str, dict[str, int]]:
         game = self.game
@@ -463,7 +474,8 @@ class raw_env(AECEnv):
         return state_vector(self.game)
 
     def render(self) -> Any:
-        """``"ansi"``: the game as text; ``"rgb_array"``: a picture (the acting seat's rack)."""
+        """``"ansi"``: the game as text; ``"human"``: print it; ``"rgb_array"``: a picture (the
+        acting seat's rack)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
@@ -472,6 +484,9 @@ class raw_env(AECEnv):
             from gnome_env.ginny_o.render_image import render_rgb
 
             return render_rgb(game)
+        if self.render_mode == "human":
+            print(game.render())
+            return None
         return game.render()
 
     def close(self) -> None:
@@ -485,7 +500,7 @@ def env(**kwargs: Any) -> AECEnv:
     """``raw_env(**kwargs)`` in PettingZoo's standard wrappers (see the module docstring)."""
     out: AECEnv = raw_env(**kwargs)
     out = wrappers.TerminateIllegalWrapper(out, illegal_reward=ILLEGAL_ACTION_REWARD)
-    out = wrappers.AssertOutOfBoundsWrapper(out)
+    out = BoundsCheckWrapper(out)
     return wrappers.OrderEnforcingWrapper(out)
 
 

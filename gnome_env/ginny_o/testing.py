@@ -127,4 +127,18 @@ def stacked_game(
     return game
 
 
-__all__ = ["build_board", "stacked_game"]
+def conformance_hooks():
+    """The hooks of the game-agnostic conformance suite (``GameSpec.testing``)."""
+    from gnome_env.core.testing import ConformanceHooks
+    from gnome_env.ginny_o.hidden import permute_hidden
+    from gnome_env.ginny_o.validate import check_invariants
+
+    return ConformanceHooks(
+        kwargs=lambda players: {"num_players": players, "max_turns": 8},
+        permute_hidden=permute_hidden,
+        check=check_invariants,
+        digest=lambda game: game.digest(),
+    )
+
+
+__all__ = ["build_board", "conformance_hooks", "stacked_game"]

@@ -11,7 +11,8 @@ State shape            (1490,) float32 (``state()``, full information)
 =====================  ==========================================================
 
 ``env(**kw)`` is the checked environment: calls before ``reset`` are refused, an action
-outside ``Discrete(33)`` raises ``AssertionError``, and an illegal (masked-out) action ends
+outside ``Discrete(33)`` (or a ``bool``) raises ``AssertionError`` naming the agent, the action
+and what is allowed, changing nothing, and an illegal (masked-out) action ends
 the game with reward -1 for the offender and a warning -- the behaviour of PettingZoo's
 standard wrapper stack (``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
 TerminateIllegalWrapper(raw_env, -1)))``), implemented natively because those generic
@@ -186,6 +187,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from gnome_env.core import rng
+from gnome_env.core.wrappers import in_action_space, out_of_space_message
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.config import RulesConfig, seat_counts
 from gnome_env.gnoming.encoding import ObservationEncoder
@@ -693,9 +695,9 @@ class CheckedEnv(raw_env):
         if not (
             (type(action) is int and 0 <= action < A.NUM_ACTIONS)  # the common case, fast
             or (action is None and done)
-            or self.action_spaces[agent].contains(action)
+            or in_action_space(self.action_spaces[agent], action)
         ):
-            raise AssertionError("action is not in action space")
+            raise AssertionError(out_of_space_message(agent, action, self.action_spaces[agent]))
         if done:
             # the wrappers route a dead agent's step to raw_env (which checks it is None)
             self._was_dead_step(action)

@@ -366,3 +366,20 @@ class KernelRulesGame:
             f"KernelRulesGame(players={self.num_players}, seed={self.seed}, "
             f"round={self.round}, phase={self.phase.name}, seat={self.current_seat})"
         )
+
+
+# ------------------------------------------------------------------ conformance hooks
+def conformance_hooks():
+    """The hooks of the game-agnostic conformance suite (``GameSpec.testing``)."""
+    from gnome_env.core.testing import ConformanceHooks
+    from gnome_env.gnoming import records
+    from gnome_env.gnoming.validate import check_invariants
+
+    return ConformanceHooks(
+        kwargs=lambda players: {"num_players": players, "rounds": 1},
+        permute_hidden=lambda game, seat, seed: permute_hidden_cards(game, random.Random(seed)),
+        check=check_invariants,
+        digest=lambda game: game.digest(),
+        to_record=records.to_record,
+        from_record=records.replay,
+    )

@@ -15,9 +15,11 @@ Registered as          ``pettingzoo.make("parallel", "gnome_env/nerts_v0")``
 Shapes are for the defaults; they depend only on ``work_piles`` (W) and ``jokers`` (F = (4 +
 jokers) x 6 foundation slots), **never on the player count**: seats are padded to six.
 
-``parallel_env(**kw)`` is the environment (a :class:`NertsParallelEnv`);
-``env(**kw)`` is its AEC form, ``pettingzoo.utils.parallel_to_aec(parallel_env(**kw))``
-(with PettingZoo's order checks), and ``raw_env(**kw)`` the same without them.
+``parallel_env(**kw)`` is the environment (a :class:`NertsParallelEnv`). ``raw_env(**kw)``
+is its AEC form (:class:`NertsAECEnv`: what PettingZoo's ``parallel_to_aec_wrapper`` does,
+but it checks each agent's action at its own ``step``), and ``env(**kw)`` that form in
+PettingZoo's standard wrappers, as the classic envs (and ``gnoming_a_round_v1.env()``) have
+them: ``OrderEnforcingWrapper(BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``.
 
 Keyword arguments: ``num_players`` (2..6, default 4) and every other field of
 :class:`gnome_env.nerts.NertsConfig` (``jokers``, ``nerts_size``, ``work_piles``,
@@ -117,9 +119,20 @@ and name and why it is illegal (N18: "the engine raises and substitutes nothing"
 env does not change -- no step is taken, no random draw is used. The same holds for an
 action that is not an int (or a 0-d integer array), an id outside the table, a missing
 action for a live agent, or a key that is not a live agent. PettingZoo's
-``parallel_api_test`` samples with the mask, so it only submits legal actions. In the AEC
-forms (``env``, ``raw_env``) the actions are collected agent by agent and the error comes
-from the last agent's ``step`` of the cycle.
+``parallel_api_test`` samples with the mask, so it only submits legal actions; its
+``parallel_seed_test`` samples *without* the mask, so with this env it stops at the first
+step with that ``ValueError`` (the tests check exactly that, and check seeding with masked
+samples instead).
+
+The AEC forms collect the actions agent by agent and check each one at its agent's
+``step``, before it is stored. ``raw_env``: an illegal or malformed action raises that
+``ValueError`` and changes nothing. ``env``: calls before ``reset`` are refused; an action
+outside ``Discrete(N_ACTIONS)`` (a float, a negative or too large id, a ``bool``) raises
+``AssertionError`` naming the agent, the action and what is allowed, changing nothing; an id
+the agent's mask leaves out ends the episode -- every agent terminated, reward -1 for the
+offender, 0 for the others, and a warning (PettingZoo's ``TerminateIllegalWrapper``). Either
+AEC form is its own ``unwrapped``; ``env.unwrapped.parallel`` is the Parallel env and
+``env.unwrapped.game`` its game.
 
 Rewards
 -------
@@ -213,17 +226,19 @@ from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
-from pettingzoo import ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec, parallel_to_aec_wrapper
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import AgentSelector, wrappers
 
 from gnome_env.core import rng
 from gnome_env.core.renamed import old_property, rename_keys
+from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
 from gnome_env.nerts.engine import END_BLOCKED, END_CAP, END_NERTS, NertsGame, StepResult
 from gnome_env.nerts.information import NertsView
 
 ENV_NAME = "nerts_v0"
+ILLEGAL_ACTION_REWARD = -1.0  # env(): TerminateIllegalWrapper
 RENDER_MODES = ("human", "ansi", "rgb_array")
 REWARDS = ("relative", "score", "sparse")
 EPISODES = ("hand", "game")
@@ -425,25 +440,32 @@ class NertsParallelEnv(ParallelEnv):
                     "actions for agents not in the episode: " + ", ".join(map(repr, extra))
                 )
             raise ValueError("step() needs one action per live agent: " + "; ".join(parts))
+        return [self.check_action(agent, actions[agent]) for agent in self.agents]
+
+    def check_action(self, agent: str, action: object) -> int:
+        """``action`` as an int if it is legal for live ``agent`` now; else ``ValueError``
+        naming the agent, the action and what is allowed (nothing changes)."""
         game = self._require_game()
-        out = []
-        for agent in self.agents:
-            a = actions[agent]
-            if isinstance(a, np.ndarray) and a.shape == () and np.issubdtype(a.dtype, np.integer):
-                a = a.item()
-            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-                raise ValueError(f"{agent}: action {a!r} is not an int")
-            a = int(a)
-            seat = self._seat[agent]
-            if not 0 <= a < self.n_actions:
-                raise ValueError(f"{agent}: action {a} is outside Discrete({self.n_actions}) (N36)")
-            if not game.is_legal(seat, a):
-                raise ValueError(
-                    f"{agent}: action {a} ({game.table.name(a)}) is not legal (not in its "
-                    f"action_mask): {game.explain_illegal(seat, a)}"
-                )
-            out.append(a)
-        return out
+        if agent not in self.agents:
+            raise ValueError(f"{agent!r} is not a live agent of the episode: {self.agents}")
+        a = action
+        if isinstance(a, np.ndarray) and a.shape == () and np.issubdtype(a.dtype, np.integer):
+            a = a.item()
+        allowed = f"must be an int in 0..{self.n_actions - 1} that its action_mask allows"
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise ValueError(f"{agent}: action {a!r} is not an int: {allowed}")
+        a = int(a)
+        seat = self._seat[agent]
+        if not 0 <= a < self.n_actions:
+            raise ValueError(
+                f"{agent}: action {a} is outside Discrete({self.n_actions}) (N36): {allowed}"
+            )
+        if not game.is_legal(seat, a):
+            raise ValueError(
+                f"{agent}: action {a} ({game.table.name(a)}) is not legal (not in its "
+                f"action_mask): {game.explain_illegal(seat, a)}"
+            )
+        return a
 
     # ------------------------------------------------------------------ reading
     def _views(self) -> list[NertsView]:
@@ -529,11 +551,102 @@ def parallel_env(**kwargs: Any) -> NertsParallelEnv:
     return NertsParallelEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any) -> parallel_to_aec_wrapper:
-    """The AEC form of :func:`parallel_env`, without PettingZoo's order checks."""
-    return parallel_to_aec_wrapper(parallel_env(**kwargs))
+class NertsAECEnv(AECEnv):
+    """The AEC form of a :class:`NertsParallelEnv`: what PettingZoo's
+    ``parallel_to_aec_wrapper`` does (every live agent in seat order, the last one of a cycle
+    steps the Parallel env), except that each agent's action is checked at that agent's own
+    ``step``: an action that is not a legal int for it raises ``ValueError`` (the Parallel
+    env's message) and changes nothing. It is an env of its own, so it is its own
+    ``unwrapped`` (PettingZoo's wrappers, ``api_test`` and ``TerminateIllegalWrapper`` need
+    that); ``parallel`` is the Parallel env it steps and ``game`` that env's game."""
+
+    def __init__(self, parallel: NertsParallelEnv) -> None:
+        super().__init__()
+        self.parallel = parallel
+        self.metadata = {**parallel.metadata, "is_parallelizable": True}
+        self.render_mode = parallel.render_mode
+        self.possible_agents = parallel.possible_agents
+        self.agents = parallel.agents[:]
+        self.state_space = parallel.state_space
+        self.observation_spaces = parallel.observation_spaces
+        self.action_spaces = parallel.action_spaces
+        self.config = parallel.config
+
+    @property
+    def game(self) -> NertsGame:
+        """The engine's game of this episode (full information; do not step it directly)."""
+        return self.parallel.game
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.parallel.observation_space(agent)
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.parallel.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._observations, self.infos = self.parallel.reset(seed=seed, options=options)
+        self.agents = self.parallel.agents[:]
+        self._actions: dict[str, Any] = dict.fromkeys(self.agents)
+        self._agent_selector = AgentSelector(self.agents)
+        self.agent_selection = self._agent_selector.reset()
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self._observations[agent]
+
+    def state(self) -> np.ndarray:
+        return self.parallel.state()
+
+    def step(self, action: Any) -> None:
+        """Collect the selected agent's action (checked now); the last one steps the env."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._actions.pop(agent, None)
+            self._was_dead_step(action)
+            return
+        self.parallel.check_action(agent, action)  # ValueError, nothing changed
+        self._actions[agent] = action
+        if self._agent_selector.is_last():
+            obs, rewards, terms, truncs, infos = self.parallel.step(self._actions)
+            self._observations = dict(obs)
+            self.terminations = dict(terms)
+            self.truncations = dict(truncs)
+            self.infos = dict(infos)
+            self.rewards = dict(rewards)
+            self._cumulative_rewards = dict(rewards)
+            if self.parallel.agents:
+                self._actions = dict.fromkeys(self.parallel.agents)
+                self._agent_selector = AgentSelector(self.parallel.agents)
+                self.agent_selection = self._agent_selector.reset()
+            self._deads_step_first()
+        else:
+            if self._agent_selector.is_first():
+                self._clear_rewards()
+            self.agent_selection = self._agent_selector.next()
+
+    def render(self) -> Any:
+        return self.parallel.render()
+
+    def close(self) -> None:
+        self.parallel.close()
+
+    def __str__(self) -> str:
+        return ENV_NAME
 
 
-def env(**kwargs: Any):
-    """The AEC form of :func:`parallel_env` (``parallel_to_aec``, with order checks)."""
-    return parallel_to_aec(parallel_env(**kwargs))
+def raw_env(**kwargs: Any) -> NertsAECEnv:
+    """The AEC form of :func:`parallel_env` without PettingZoo's order checks: an illegal or
+    malformed action raises ``ValueError`` at its agent's ``step`` and changes nothing."""
+    return NertsAECEnv(parallel_env(**kwargs))
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The checked AEC form of :func:`parallel_env`, as PettingZoo's classic envs:
+    ``OrderEnforcingWrapper(BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``."""
+    out: AECEnv = raw_env(**kwargs)
+    out = wrappers.TerminateIllegalWrapper(out, illegal_reward=ILLEGAL_ACTION_REWARD)
+    out = BoundsCheckWrapper(out)
+    return wrappers.OrderEnforcingWrapper(out)

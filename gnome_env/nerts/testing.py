@@ -319,3 +319,17 @@ def permute_hidden(game: NertsGame, rng: np.random.Generator) -> NertsGame:
             piles[k][i] = c
     other._invalidate()
     return other
+
+
+def conformance_hooks():
+    """The hooks of the game-agnostic conformance suite (``GameSpec.testing``)."""
+    from gnome_env.core.testing import ConformanceHooks
+    from gnome_env.nerts.validate import check_invariants
+
+    return ConformanceHooks(
+        kwargs=lambda players: {"num_players": players, "max_steps_per_hand": 40},
+        permute_hidden=lambda game, seat, seed: permute_hidden(game, np.random.default_rng(seed)),
+        check=check_invariants,
+        digest=lambda game: game.digest(),
+        observe=lambda env, agent: env.observations([agent])[agent],
+    )

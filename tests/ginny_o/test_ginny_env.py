@@ -96,7 +96,7 @@ def test_static_facts_spaces_and_metadata():
     [
         ({"players": 5}, "players"),
         ({"reward": "win"}, "reward"),
-        ({"render_mode": "human"}, "render_mode"),
+        ({"render_mode": "print"}, "render_mode"),
         ({"max_placements": 0}, "max_placements"),
         ({"colour": 1}, "colour"),
     ],

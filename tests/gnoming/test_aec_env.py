@@ -10,6 +10,7 @@ import pytest
 from pettingzoo.test import api_test, performance_benchmark, seed_test
 from pettingzoo.utils import wrappers
 
+from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming import gnoming_a_round_v1
 from gnome_env.gnoming.config import RulesConfig
@@ -359,8 +360,9 @@ def test_no_information_leak_permuting_unseen_cards(num_players):
 # ---------------------------------------------------------------------- env() == standard wrappers
 def standard_stack(**kwargs):
     raw = gnoming_a_round_v1.raw_env(**kwargs)
+    # PettingZoo's AssertOutOfBoundsWrapper, with the project's message naming what is allowed
     return wrappers.OrderEnforcingWrapper(
-        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, -1))
+        BoundsCheckWrapper(wrappers.TerminateIllegalWrapper(raw, -1))
     )
 
 
