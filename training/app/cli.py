@@ -6,20 +6,17 @@ trainers of ``gnome train`` (``GameSpec.trainers``) all come from the registry
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from gnome_env.core.spec import GameSpec
 from gnome_env.registry import game_names, games, get_game
+from training.app.train_cmd import DISTILL_TRAINER, _config_trainer, run_train, trainers
 from training.core.config import ArgumentParser
 
-#: The trainer of a ``gnome train`` config without a ``trainer:`` key.
-DEFAULT_TRAINER = "ppo"
-#: The trainer of ``gnome distill``.
-DISTILL_TRAINER = "qdistill"
+__all__ = ["BROKEN_PIPE_STATUS", "_config_trainer", "build_parser", "main"]
+
 #: Exit status when the reader of stdout went away (``gnome demo | head``): 128 + SIGPIPE,
 #: what a shell reports for a program that the signal stopped.
 BROKEN_PIPE_STATUS = 141
@@ -177,71 +174,6 @@ def _eval(args: argparse.Namespace) -> int:
     if args.plot:
         result.plot(args.plot)
         print(f"plot written to {args.plot}")
-    return 0
-
-
-def _bench(args: argparse.Namespace) -> int:
-    """Measure throughput against the reference environments and print a table."""
-    from training.app.benchmark import format_report, run_benchmark, save_json
-
-    parser: argparse.ArgumentParser = args.parser
-    if args.seconds <= 0:
-        parser.error(f"argument --seconds: {args.seconds} is not allowed: use a positive number")
-    if any(b < 1 for b in args.batches):
-        parser.error(f"argument --batches: {args.batches} is not allowed: every batch size >= 1")
-    report = run_benchmark(
-        seconds=args.seconds,
-        num_players=args.players,
-        batches=tuple(args.batches),
-        seed=args.seed,
-        references=not args.no_references,
-        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-    )
-    print(format_report(report))
-    if args.json:
-        save_json(report, args.json)
-        print(f"JSON written to {args.json}")
-    return 0
-
-
-def game_rows() -> list[dict[str, Any]]:
-    """``gnome games --json``: one mapping per registered game, in registry order."""
-    rows = []
-    for spec in games():
-        row: dict[str, Any] = {
-            "name": spec.name,
-            "title": spec.title,
-            "api": spec.api,
-            "min_players": spec.min_players,
-            "max_players": spec.max_players,
-            "default_players": spec.default_players,
-            "env_ids": list(spec.env_ids),
-            "bots": list(spec.bots),
-            "trainers": list(spec.trainers),
-            "shipped": [p.name for p in spec.shipped],
-            "terminal_play": "play" in spec.commands,
-            "docs": spec.docs,
-        }
-        if spec.strongest_policy is not None:
-            row["strongest_policy"] = spec.strongest_policy.spec
-        rows.append(row)
-    return rows
-
-
-def _games(args: argparse.Namespace) -> int:
-    """``gnome games``: the registered games as a table (``--json``: a JSON list)."""
-    rows = game_rows()
-    if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    table = [["name", "API", "seats", "env ids", "bots", "shipped policies (strongest first)"]]
-    for r in rows:
-        seats = f"{r['min_players']}..{r['max_players']} ({r['default_players']})"
-        lists = [", ".join(r[k]) or "-" for k in ("env_ids", "bots", "shipped")]
-        table.append([r["name"], r["api"], seats, *lists])
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return 0
 
 
@@ -411,48 +343,6 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     _add_game_only_options(ev, "eval")
     ev.set_defaults(func=_eval, parser=ev)
-    gm = sub.add_parser(
-        "games",
-        help="list the registered games (name, API, seats, env ids, bots, shipped policies)",
-        description="The registered games as a table, or with --json as a JSON list (each with "
-        "strongest_policy, the agent spec of its strongest shipped policy, where it has one).",
-    )
-    gm.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    gm.set_defaults(func=_games, parser=gm)
-    first = games()[0]
-    bench = sub.add_parser(
-        "bench",
-        help="throughput of the engine, the AEC envs and the vector engine vs references",
-        description=f"Measure, in one run and with one random-legal-action loop, {first.title}'s "
-        "engine, env() and raw_env(), PettingZoo's connect_four_v3 and texas_holdem_v4, a "
-        "do-nothing AEC env of our sizes (bare and wrapped) and the vector engine; print ratios.",
-    )
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
-    seats = first.seat_range
-    bench.add_argument(
-        "--num-players",
-        "--players",
-        dest="players",
-        type=int,
-        default=first.default_players,
-        choices=seats,
-        metavar=f"{{{seats[0]}..{seats[-1]}}}",
-    )
-    bench.add_argument(
-        "--batches",
-        type=int,
-        nargs="*",
-        default=[1, 64, 1024, 4096],
-        help="vector engine batch sizes (default 1 64 1024 4096; none to skip)",
-    )
-    bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument(
-        "--no-references", action="store_true", help="skip connect_four_v3 and texas_holdem_v4"
-    )
-    bench.add_argument(
-        "--json", default=None, metavar="PATH", help="also write the figures as JSON"
-    )
-    bench.set_defaults(func=_bench, parser=bench)
     sub.add_parser(
         "train",
         add_help=False,
@@ -465,74 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the {DISTILL_TRAINER} trainer (gnome distill --config configs/qdistill.yaml; "
         "gnome distill --help for every option)",
     )
-    from training.app.replay_cmd import add_parser as add_replay_parser
+    from training.app import benchmark, games_cmd, replay_cmd
 
-    add_replay_parser(sub)
+    games_cmd.add_parser(sub)
+    benchmark.add_parser(sub)
+    replay_cmd.add_parser(sub)
     return parser
-
-
-def _config_trainer(argv: list[str]) -> str | None:
-    """The ``trainer`` key of the YAML file given by ``--config`` in ``argv``, or without
-    ``--config`` of ``DIR/config.yaml`` for ``--resume DIR`` (every trainer saves its config
-    there). None: no config, no such key, or a file the trainer's own parser will report on."""
-    path = resume = None
-    for i, arg in enumerate(argv):
-        if arg == "--config" and i + 1 < len(argv):
-            path = argv[i + 1]
-        elif arg.startswith("--config="):
-            path = arg.split("=", 1)[1]
-        elif arg == "--resume" and i + 1 < len(argv):
-            resume = argv[i + 1]
-        elif arg.startswith("--resume="):
-            resume = arg.split("=", 1)[1]
-    if path is None and resume is not None:
-        saved = Path(resume) / "config.yaml"
-        path = str(saved) if saved.is_file() else None
-    if path is None:
-        return None
-    from training.core.config import ConfigError, read_yaml
-
-    try:
-        value = read_yaml(path).get("trainer")
-    except ConfigError:
-        return None
-    return None if value is None else str(value)
-
-
-def trainers() -> dict[str, tuple[GameSpec, str]]:
-    """Every trainer of every registered game: name -> (its game, its ``main`` reference)."""
-    return {name: (spec, ref) for spec in games() for name, ref in spec.trainers.items()}
-
-
-def trainers_help() -> str:
-    """What ``gnome train --help`` says before the default trainer's options."""
-    lines = [
-        "gnome train --config FILE [--FIELD VALUE ...] | --resume DIR",
-        "",
-        "The config's trainer: key picks the trainer (no key: "
-        f"{DEFAULT_TRAINER}); each has its own fields (gnome train --config FILE --help):",
-    ]
-    for name, (spec, ref) in trainers().items():
-        lines.append(f"  trainer: {name:<15} {spec.title} ({spec.name}), {ref.split(':')[0]}")
-    lines += ["", f"The options of the default trainer ({DEFAULT_TRAINER}):", ""]
-    return "\n".join(lines)
-
-
-def _train(argv: list[str]) -> int:
-    """``gnome train``: the trainer named by the config's ``trainer:`` key."""
-    name = _config_trainer(argv) or DEFAULT_TRAINER
-    table = trainers()
-    if name not in table:
-        print(
-            f"gnome train: error: the config's trainer: {name!r} is not known; allowed: "
-            f"{', '.join(table)} (leave the key out for {DEFAULT_TRAINER})",
-            file=sys.stderr,
-        )
-        return 2
-    if name == DEFAULT_TRAINER and _config_trainer(argv) is None and {"-h", "--help"} & set(argv):
-        print(trainers_help(), flush=True)
-    spec, _ = table[name]
-    return spec.load("trainers", name)(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -561,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # each trainer has its own parser (one option per config field)
-        return _train(argv[1:])
+        return run_train(argv[1:])
     if argv[:1] == ["distill"]:  # as train: its own parser
         spec, _ = trainers()[DISTILL_TRAINER]
         return spec.load("trainers", DISTILL_TRAINER)(argv[1:])
