@@ -33,10 +33,10 @@ OVERWRITE_HELP = (
 )
 
 
-def existing_run(output_dir: str | Path) -> list[str]:
-    """The run files (:data:`RUN_FILES`) in ``output_dir``; empty: it holds no run."""
+def existing_run(output_dir: str | Path, markers: Iterable[str] = RUN_FILES) -> list[str]:
+    """The run files (``markers``, :data:`RUN_FILES`) in ``output_dir``; empty: no run."""
     out = Path(output_dir)
-    return [name for name in RUN_FILES if (out / name).exists()]
+    return [name for name in markers if (out / name).exists()]
 
 
 def check_new_run(
@@ -44,11 +44,12 @@ def check_new_run(
     overwrite: bool,
     resumable: bool = True,
     keep: Iterable[str] = (),
+    markers: Iterable[str] = RUN_FILES,
 ) -> None:
     """A new run into ``output_dir``: a :class:`ConfigError` (one line) when the directory
     already holds a run, unless ``overwrite``, which removes the old run's outputs (but the
     names in ``keep``) first."""
-    found = existing_run(output_dir)
+    found = existing_run(output_dir, markers)
     if not found:
         return
     out = str(output_dir)
@@ -156,8 +157,11 @@ def config_from_command_line(
             theirs = {k: v for k, v in read_yaml(saved).items() if k not in ignore}
             if {**mine, **theirs} == mine and set(theirs) <= set(mine):
                 return cfg  # the same run, e.g. its next stage
-        keep = ("data",) if getattr(cfg, "stage", None) == "fit" else ()
-        check_new_run(cfg.output_dir, args.overwrite, resumable, keep)
+        if getattr(cfg, "stage", None) == "fit":
+            # a fit (re)fits the data in output_dir: only a fitted policy would be lost
+            check_new_run(cfg.output_dir, args.overwrite, resumable, ("data",), ("policy.pt",))
+        else:
+            check_new_run(cfg.output_dir, args.overwrite, resumable)
         return cfg
     except ConfigError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
