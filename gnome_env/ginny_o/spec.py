@@ -19,6 +19,13 @@ SPEC = GameSpec(
     known_specs="agents.ginny_o.registry:known_ginny_specs",
     arena="agents.ginny_o.arena:GINNY_ARENA",
     trainers={"ginny_ppo": "training.ginny_o.ppo:main"},
+    commands={
+        "options": "agents.ginny_o.cli:OPTIONS",
+        "config": "agents.ginny_o.cli:config",
+        "demo": "agents.ginny_o.cli:demo",
+        "play": "agents.ginny_o.cli:play",
+        "label": "agents.ginny_o.cli:LABEL",
+    },
     shipped=(
         ShippedPolicy(
             "ginny_ppo",

@@ -146,6 +146,10 @@ def read_record(path: str | os.PathLike) -> dict:
         text = Path(path).read_text()
     except OSError as err:
         raise RecordError(f"cannot read record {str(path)!r}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(
+            f"record {str(path)!r} is not a game record: a binary file, not JSON text"
+        ) from None
     try:
         record = json.loads(text)
     except json.JSONDecodeError as err:

@@ -29,6 +29,15 @@ SPEC = GameSpec(
         "qdistill": "training.gnoming.qdistill:main",
         "search_distill": "training.gnoming.search_distill:main",
     },
+    commands={
+        "options": "agents.gnoming.cli:OPTIONS",
+        "config": "agents.gnoming.cli:config",
+        "demo": "agents.gnoming.cli:demo",
+        "play": "agents.gnoming.cli:play",
+        "eval": "agents.gnoming.cli:eval_extras",
+        "label": "agents.gnoming.cli:LABEL",
+        "play_players": "agents.gnoming.cli:PLAY_PLAYERS",
+    },
     shipped=(
         ShippedPolicy(
             "distill2_3to7",

@@ -22,6 +22,12 @@ SPEC = GameSpec(
     known_specs="agents.nerts.registry:known_nerts_specs",
     arena="agents.nerts.arena:NERTS_ARENA",
     trainers={"nerts_ppo": "training.nerts.ppo:main"},
+    commands={
+        "options": "agents.nerts.cli:OPTIONS",
+        "config": "agents.nerts.cli:config",
+        "demo": "agents.nerts.cli:demo",
+        "label": "agents.nerts.cli:LABEL",
+    },
     shipped=(
         ShippedPolicy(
             "nerts_ppo",

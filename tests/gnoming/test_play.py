@@ -253,14 +253,15 @@ def test_gnome_play_in_process_quit_and_per_seat_opponents(monkeypatch, capsys):
     [
         (
             ["--players", "4", "--opponents", "random,random"],
-            "argument --opponents: 2 specs given; use one spec for every opponent or 3",
+            "argument --opponents: 2 specs given for 3 opponents; give one spec for every opponent",
         ),
         (["--opponents", "grumpy"], "unknown agent spec 'grumpy'; known specs: expert, greedy"),
         (["--players", "3", "--seat", "3"], "argument --seat: 3 is not a seat of 3 players"),
         (["--max-turns", "0"], "argument --max-turns: max_turns_per_round=0 is not allowed"),
         (["--rounds", "0"], "argument --rounds: rounds=0 is not allowed"),
         (["--seed", "-1"], "argument --seed: -1 is not allowed"),
-        (["--players", "8"], "argument --players: invalid choice: 8"),
+        (["--players", "8"], "argument --players: 8 is not allowed for --game gnoming: use 3..7"),
+        (["--num-players", "9"], "argument --num-players: 9 is not allowed for --game gnoming"),
     ],
 )
 def test_gnome_play_rejects_bad_options_with_a_message_saying_what_is_allowed(

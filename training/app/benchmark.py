@@ -22,10 +22,12 @@ so compare ratios from one run rather than figures from different runs.
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import platform
 import resource
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -389,3 +391,66 @@ def save_json(report: dict[str, Any], path: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
+
+
+def _bench(args: Any) -> int:
+    """Measure throughput against the reference environments and print a table."""
+    parser: argparse.ArgumentParser = args.parser
+    if args.seconds <= 0:
+        parser.error(f"argument --seconds: {args.seconds} is not allowed: use a positive number")
+    if any(b < 1 for b in args.batches):
+        parser.error(f"argument --batches: {args.batches} is not allowed: every batch size >= 1")
+    report = run_benchmark(
+        seconds=args.seconds,
+        num_players=args.players,
+        batches=tuple(args.batches),
+        seed=args.seed,
+        references=not args.no_references,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
+    print(format_report(report))
+    if args.json:
+        save_json(report, args.json)
+        print(f"JSON written to {args.json}")
+    return 0
+
+
+def add_parser(sub: Any) -> Any:
+    """``gnome bench``: its seat counts are those of the registry's first game."""
+    from gnome_env.registry import games
+
+    first = games()[0]
+    bench = sub.add_parser(
+        "bench",
+        help="throughput of the engine, the AEC envs and the vector engine vs references",
+        description=f"Measure, in one run and with one random-legal-action loop, {first.title}'s "
+        "engine, env() and raw_env(), PettingZoo's connect_four_v3 and texas_holdem_v4, a "
+        "do-nothing AEC env of our sizes (bare and wrapped) and the vector engine; print ratios.",
+    )
+    bench.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
+    seats = first.seat_range
+    bench.add_argument(
+        "--num-players",
+        "--players",
+        dest="players",
+        type=int,
+        default=first.default_players,
+        choices=seats,
+        metavar=f"{{{seats[0]}..{seats[-1]}}}",
+    )
+    bench.add_argument(
+        "--batches",
+        type=int,
+        nargs="*",
+        default=[1, 64, 1024, 4096],
+        help="vector engine batch sizes (default 1 64 1024 4096; none to skip)",
+    )
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument(
+        "--no-references", action="store_true", help="skip connect_four_v3 and texas_holdem_v4"
+    )
+    bench.add_argument(
+        "--json", default=None, metavar="PATH", help="also write the figures as JSON"
+    )
+    bench.set_defaults(func=_bench, parser=bench)
+    return bench

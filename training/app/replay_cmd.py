@@ -130,8 +130,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = read_record(args.record)
         game = replay(record)
-    except RecordError as err:
-        parser.error(f"RECORD: {err}")
+    except (RecordError, OSError, UnicodeDecodeError) as err:
+        # one line, no usage: the options were fine, the file is not a record
+        parser.exit(2, f"{parser.prog}: error: RECORD: {err}\n")
     n = game.num_players
     if args.seat is not None and not 0 <= args.seat < n:
         parser.error(

@@ -71,6 +71,7 @@ from training.core.config import (
     to_dict,
     to_yaml,
 )
+from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 
 OPPONENTS = ("random", "self")
 RECENT_GAMES = 100  # training games the log's win rates and scores are taken over
@@ -612,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="no training: play the arena table (eval_games, eval_seed, players) for PATH",
     )
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     add_field_arguments(parser, GinnyPPOConfig)
     return parser
 
@@ -652,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
         else:
             cfg, data = build_config(GinnyPPOConfig, args.config, overrides), None
+            if args.eval_policy is None:
+                check_new_run(cfg.output_dir, args.overwrite)
         if args.stop_after is not None and args.stop_after < 1:
             raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.eval_policy is not None:
@@ -659,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
 
             read_checkpoint(args.eval_policy)
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
-        print(f"error: {err}", file=sys.stderr)
+        print(f"gnome train: error: {err}", file=sys.stderr)
         return 2
     if args.eval_policy is not None:
         import torch
@@ -668,12 +672,14 @@ def main(argv: list[str] | None = None) -> int:
         rows = evaluate(args.eval_policy, cfg)
         print(json.dumps(rows))
         return 0
-    summary = train(cfg, data, stop_after=args.stop_after)
+    try:
+        summary = train(cfg, data, stop_after=args.stop_after)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir)
     if "stopped_after" in summary:
         print(
             f"stopped after update {summary['stopped_after']}; continue with "
-            f"gnome train --resume {cfg.output_dir} (or python -m training.ginny_o.ppo "
-            f"--resume {cfg.output_dir})"
+            f"gnome train --resume {cfg.output_dir}"
         )
         return 0
     print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")

@@ -64,9 +64,10 @@ from training.core.config import (
     ConfigError,
     check_at_least,
     check_in_range,
-    config_from_command_line,
     to_dict,
 )
+from training.core.runs import config_from_command_line as run_command_line
+from training.core.runs import interrupted
 from training.gnoming.chunks import (
     check_stage,
     chunk_file,
@@ -505,11 +506,22 @@ def play_margin_sweep(net, held, held_feats, cfg: QDistillConfig) -> list[dict[s
     return out
 
 
+#: Fields a later invocation of the same run may change (``stage``: its next stage).
+SAME_RUN = ("stage", "workers")
+
+
 def main(argv: list[str] | None = None) -> int:
-    cfg = config_from_command_line(QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv)
+    """``gnome distill --config FILE [--FIELD VALUE ...]`` (``--resume DIR`` continues a run:
+    the chunks written are kept); Ctrl-C says what is kept."""
+    cfg = run_command_line(
+        QDistillConfig, "gnome distill", __doc__.split("\n\n")[0], argv, same_run_ignores=SAME_RUN
+    )
     if cfg is None:
         return 2
-    return run_stages(cfg, generate, fit)
+    try:
+        return run_stages(cfg, generate, fit)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir, kind="chunks")
 
 
 if __name__ == "__main__":

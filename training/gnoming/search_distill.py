@@ -40,9 +40,10 @@ from training.core.config import (
     ConfigError,
     check_at_least,
     check_in_range,
-    config_from_command_line,
     to_dict,
 )
+from training.core.runs import config_from_command_line as run_command_line
+from training.core.runs import interrupted
 from training.gnoming.chunks import (
     check_stage,
     chunk_file,
@@ -277,13 +278,26 @@ def _copy(net: Any) -> dict[str, Any]:
     return {k: v.clone() for k, v in net.state_dict().items()}
 
 
+#: Fields a later invocation of the same run may change (``stage``: its next stage).
+SAME_RUN = ("stage", "workers")
+
+
 def main(argv: list[str] | None = None) -> int:
-    cfg = config_from_command_line(
-        SearchDistillConfig, "gnome train", __doc__.split("\n\n")[0], argv
+    """``gnome train --config FILE [--FIELD VALUE ...]`` (``--resume DIR`` continues a run:
+    the chunks written are kept); Ctrl-C says what is kept."""
+    cfg = run_command_line(
+        SearchDistillConfig,
+        "gnome train",
+        __doc__.split("\n\n")[0],
+        argv,
+        same_run_ignores=SAME_RUN,
     )
     if cfg is None:
         return 2
-    return run_stages(cfg, generate, fit)
+    try:
+        return run_stages(cfg, generate, fit)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir, kind="chunks")
 
 
 if __name__ == "__main__":

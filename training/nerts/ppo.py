@@ -42,10 +42,11 @@ import numpy as np
 from training.core.config import (
     ConfigError,
     check_at_least,
-    config_from_command_line,
     to_dict,
     to_yaml,
 )
+from training.core.runs import config_from_command_line as run_command_line
+from training.core.runs import interrupted
 
 OPPONENTS = ("self", "random")
 
@@ -332,12 +333,19 @@ def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m training.nerts.ppo --config FILE [--FIELD VALUE ...]``."""
-    cfg = config_from_command_line(
-        NertsPPOConfig, "python -m training.nerts.ppo", "PPO for Nerts (nerts_v0)", argv
+    cfg = run_command_line(
+        NertsPPOConfig,
+        "gnome train",
+        "PPO for Nerts (nerts_v0, trainer: nerts_ppo)",
+        argv,
+        resumable=False,
     )
     if cfg is None:
         return 2
-    summary = train(cfg)
+    try:
+        summary = train(cfg)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir, kind="none")
     print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
     return 0
 

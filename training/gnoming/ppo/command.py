@@ -18,6 +18,7 @@ from training.core.config import (
     overrides_from_args,
     resume_config,
 )
+from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 from training.gnoming.ppo.config import RESUME_OVERRIDABLE, PPOConfig
 from training.gnoming.ppo.run import load_init_policy, resolve_device, train
 
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop once N updates are done in all (a checkpoint is written, nothing else), "
         "as if the run were killed there; --resume continues it, e.g. with a new total_steps",
     )
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     add_field_arguments(parser, PPOConfig)
     return parser
 
@@ -87,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
         else:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
+            check_new_run(cfg.output_dir, args.overwrite)
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
                 load_init_policy(cfg, RulesConfig())
         resolve_device(cfg.device)  # a CUDA device that is not there
@@ -102,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
             flush=True,
         )
-    summary = train(cfg, data, stop_after=args.stop_after)
+    try:
+        summary = train(cfg, data, stop_after=args.stop_after)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir)
     if "stopped_after" in summary:
         print(
             f"stopped after update {summary['stopped_after']}; continue with "

@@ -1,0 +1,131 @@
+"""What every game's ``gnome`` command hooks (``agents/<game>/cli.py``) share: one lineup rule,
+one seed rule and the game-config-from-options step. The command line itself
+(``training/app/cli.py``) knows no game: it calls the hooks a game's descriptor names in
+``GameSpec.commands``:
+
+``options``
+    ``{command: ((flag, argparse keywords), ...)}``: the game's own options of ``gnome demo``,
+    ``eval`` and ``play`` (an option several games share is added once; given for a game
+    that does not list it, it is a parser error);
+``config``
+    ``config(args, players)``: the game's rules config from those options (parser errors);
+``demo``, ``play``
+    ``demo(args)`` / ``play(args)``: the command for this game (``play`` missing: the game
+    has no terminal play);
+``eval``
+    ``eval(args)``: ``(run_arena keywords, after)`` for the game's own ``gnome eval``
+    options (``after(result)`` prints what they wrote, or is None);
+``label``
+    how messages name the game's agent specs (``"Nerts "`` in "known Nerts specs");
+``play_players``
+    ``gnome play``'s default seat count where it is not the descriptor's default.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+#: Seeds the commands accept: what every game's engine takes.
+SEED_LIMIT = 2**63
+
+
+def parse_lineup(
+    parser: argparse.ArgumentParser,
+    option: str,
+    text: str,
+    n: int,
+    known: Sequence[str],
+    label: str = "",
+    what: str = "seat",
+) -> list[str]:
+    """The one lineup rule of ``gnome demo``, ``eval`` and ``play`` (``--lineup``,
+    ``--opponents``): one spec for every ``what`` (seat or opponent), or exactly ``n``
+    comma-separated non-empty specs, one per ``what`` in seat order. Else a parser error
+    naming the known specs (``label``: how the game's specs are named, ``"Nerts "``)."""
+    specs = [s.strip() for s in text.split(",")]
+    names = ", ".join(known)
+    if any(not s for s in specs):
+        parser.error(f"argument {option}: an empty spec in {text!r}; known {label}specs: {names}")
+    if len(specs) not in (1, n):
+        whom = "players" if what == "seat" else f"{what}{'s' if n != 1 else ''}"
+        parser.error(
+            f"argument {option}: {len(specs)} specs given for {n} {whom}; give one "
+            f"{label}spec for every {what} or {n} comma-separated {label}specs, one per {what} "
+            f"in seat order (repeat a spec to seat it more than once); known {label}specs: "
+            f"{names}"
+        )
+    return specs * n if len(specs) == 1 else specs
+
+
+def check_seed(parser: argparse.ArgumentParser, seed: int) -> None:
+    """``--seed`` must be an integer from 0 to 2**63 - 1 (every game takes those)."""
+    if not 0 <= seed < SEED_LIMIT:
+        parser.error(
+            f"argument --seed: {seed} is not allowed: use an integer from 0 to {SEED_LIMIT - 1}"
+        )
+
+
+def check_seat(parser: argparse.ArgumentParser, seat: int, n: int) -> None:
+    if not 0 <= seat < n:
+        parser.error(f"argument --seat: {seat} is not a seat of {n} players: use 0..{n - 1}")
+
+
+def config_from_options(
+    args: argparse.Namespace,
+    config_cls: Callable[..., Any],
+    players: tuple[str, int],
+    options: dict[str, str],
+) -> Any:
+    """``config_cls(**{players_field: n, field: value of --option ...})`` for the options
+    given (``options``: config field -> option; ``players``: (seat-count field, n)). A
+    ``ValueError`` is a parser error naming the option whose field it names."""
+    values = {}
+    for field, option in options.items():
+        value = getattr(args, option.lstrip("-").replace("-", "_"))
+        if value is not None:
+            values[field] = value
+    try:
+        return config_cls(**{players[0]: players[1]}, **values)
+    except ValueError as err:
+        option = next((o for f, o in options.items() if str(err).startswith(f)), "--num-players")
+        args.parser.error(f"argument {option}: {err}")
+
+
+def make_agents(
+    parser: argparse.ArgumentParser,
+    option: str,
+    make: Callable[[str, int, Any], Any],
+    specs: Sequence[str],
+    seeds: Sequence[int],
+    config: Any,
+) -> list[Any]:
+    """One agent per spec (``make(spec, seed, config)``); a bad spec is a parser error."""
+    try:
+        return [make(spec, seed, config) for spec, seed in zip(specs, seeds, strict=True)]
+    except ValueError as err:
+        parser.error(f"argument {option}: {err}")
+
+
+def unwritable(path: str) -> str | None:
+    """Why a game record cannot be written to ``path`` (None: it can): checked before a
+    game starts, so a human does not play a game whose record is then lost."""
+    target = Path(path)
+    if path == "" or target.is_dir():
+        return f"{path!r} is a directory: give a file path for the game record (JSON)"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"the directory {str(parent)!r} of {path!r} does not exist"
+    probe = target.with_name(target.name + ".tmp")  # where save_record writes first
+    try:
+        with probe.open("x"):
+            pass
+    except FileExistsError:
+        pass  # a leftover temp file: save_record will replace it
+    except OSError as err:
+        return f"cannot write {path!r}: {err.strerror or err}"
+    else:
+        probe.unlink()
+    return None

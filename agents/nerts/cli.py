@@ -1,0 +1,83 @@
+"""Nerts's ``gnome`` command hooks (named in ``gnome_env.nerts.spec.SPEC.commands``;
+:mod:`agents.core.cli` says what each is). Nerts has no terminal play: its moves are
+simultaneous."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agents.core.cli import check_seed, config_from_options, make_agents, parse_lineup
+
+LABEL = "Nerts "
+
+_RULES = (
+    ("--target", {"type": int, "help": "N31 target total that ends the game (default 100)"}),
+    (
+        "--max-hands",
+        {"type": int, "help": "N31 hands per game at most (default 50; 1 = one-hand games)"},
+    ),
+    ("--max-steps", {"type": int, "help": "N28 step cap per hand (default 1000)"}),
+)
+OPTIONS: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "demo": (
+        (
+            "--lineup",
+            {
+                "help": "one Nerts spec for every seat, or one per seat, comma-separated (default "
+                "greedy)"
+            },
+        ),
+        *_RULES,
+    ),
+    "eval": _RULES,
+}
+
+
+def config(args: argparse.Namespace, players: int) -> Any:
+    """The NertsConfig of the seat count, ``--target``, ``--max-hands`` and ``--max-steps``."""
+    from gnome_env.nerts import NertsConfig
+
+    options = {
+        "target_score": "--target",
+        "max_hands": "--max-hands",
+        "max_steps_per_hand": "--max-steps",
+    }
+    return config_from_options(args, NertsConfig, ("players", players), options)
+
+
+def demo(args: argparse.Namespace) -> int:
+    """``gnome demo --game nerts``: one Nerts game of bots, hand by hand, then the final
+    position of its last hand."""
+    from agents.nerts.arena import play_game
+    from agents.nerts.registry import known_nerts_specs, make_nerts_agent
+    from gnome_env.nerts import NertsGame
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    check_seed(parser, args.seed)
+    rules = config(args, n)
+    specs = parse_lineup(parser, "--lineup", args.lineup or "greedy", n, known_nerts_specs(), LABEL)
+    seeds = [args.seed + seat for seat in range(n)]
+    agents = make_agents(parser, "--lineup", make_nerts_agent, specs, seeds, rules)
+    game = NertsGame(rules, seed=args.seed)
+    steps = play_game(game, agents)
+    print(f"Nerts, {n} players, seed {args.seed}, seats: {', '.join(specs)}")
+    print(
+        f"game ends at a total of {rules.target_score} or after {rules.max_hands} hands; "
+        f"hands are capped at {rules.max_steps_per_hand} steps"
+    )
+    totals = [0] * n
+    for h in game.hand_results:
+        totals = [t + s for t, s in zip(totals, h.scores, strict=True)]
+        callers = f", called by {', '.join(f'p{c}' for c in h.callers)}" if h.callers else ""
+        print(
+            f"hand {h.hand}: {h.end_reason} after {h.steps} steps{callers}; "
+            f"scores {list(h.scores)}, totals {totals}"
+        )
+    print()
+    print(game.render())
+    print()
+    winners = ", ".join(f"p{s} ({specs[s]})" for s in game.winners())
+    print(f"winner{'s' if len(game.winners()) > 1 else ''}: {winners}; {steps} steps")
+    return 0

@@ -1,0 +1,168 @@
+"""What every trainer's ``main()`` shares about its output directory: a new run never
+replaces another by accident (:func:`check_new_run`, ``--overwrite``), and Ctrl-C ends with
+a note saying which checkpoint to continue from (:func:`interrupted`), no traceback, status
+:data:`INTERRUPTED`."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from training.core.config import ConfigError
+
+#: The files that mark a directory as holding a run.
+RUN_FILES = ("checkpoint.pt", "policy.pt", "config.yaml")
+#: What ``--overwrite`` removes besides :data:`RUN_FILES`: the other outputs of a run.
+RUN_OUTPUTS = (
+    "summary.json",
+    "history.json",
+    "arena.md",
+    "arena.json",
+    "learning_curve.png",
+    "tb",
+    "data",
+)
+#: Exit status after Ctrl-C: 128 + SIGINT, what a shell reports.
+INTERRUPTED = 130
+OVERWRITE_HELP = (
+    "replace the run already in output_dir (its checkpoint, policy, config, summary and data); "
+    "without it a new run into a directory that holds one is refused"
+)
+
+
+def existing_run(output_dir: str | Path, markers: Iterable[str] = RUN_FILES) -> list[str]:
+    """The run files (``markers``, :data:`RUN_FILES`) in ``output_dir``; empty: no run."""
+    out = Path(output_dir)
+    return [name for name in markers if (out / name).exists()]
+
+
+def check_new_run(
+    output_dir: str | Path,
+    overwrite: bool,
+    resumable: bool = True,
+    keep: Iterable[str] = (),
+    markers: Iterable[str] = RUN_FILES,
+) -> None:
+    """A new run into ``output_dir``: a :class:`ConfigError` (one line) when the directory
+    already holds a run, unless ``overwrite``, which removes the old run's outputs (but the
+    names in ``keep``) first."""
+    found = existing_run(output_dir, markers)
+    if not found:
+        return
+    out = str(output_dir)
+    if not overwrite:
+        resume = f"continue it with gnome train --resume {out}, " if resumable else ""
+        raise ConfigError(
+            f"output_dir {out!r} already holds a run ({', '.join(found)}): {resume}choose "
+            "another --output_dir, or pass --overwrite to replace it"
+        )
+    for name in (*RUN_FILES, *RUN_OUTPUTS):
+        path = Path(output_dir) / name
+        if name in keep or not path.exists():
+            continue
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def interrupted(output_dir: str | Path, kind: str = "checkpoint", stream=None) -> int:  # type: ignore[no-untyped-def]
+    """After Ctrl-C: say what the run in ``output_dir`` kept and how to go on; returns
+    :data:`INTERRUPTED`. ``kind``: ``"checkpoint"`` (a trainer that writes checkpoint.pt),
+    ``"chunks"`` (a generate-then-fit trainer: data chunks are kept) or ``"none"`` (no
+    checkpoint: start again)."""
+    stream = sys.stderr if stream is None else stream
+    out = Path(output_dir)
+    note = "\ngnome train: interrupted (Ctrl-C); "
+    if kind == "checkpoint":
+        ckpt = out / "checkpoint.pt"
+        if ckpt.is_file():
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ckpt.stat().st_mtime))
+            note += (
+                f"the latest checkpoint is {ckpt} (written {when}); continue with "
+                f"gnome train --resume {out}"
+            )
+        else:
+            note += (
+                f"no checkpoint was written yet ({ckpt} does not exist); start again with "
+                "--overwrite (or a lower checkpoint_interval)"
+            )
+    elif kind == "chunks":
+        chunks = sorted((out / "data").glob("w*_c*.npz")) if (out / "data").is_dir() else []
+        note += (
+            f"{len(chunks)} data chunks are kept in {out / 'data'}; continue with "
+            f"gnome train --resume {out}"
+        )
+    else:
+        note += f"this trainer writes no checkpoint; start again with --overwrite ({out})"
+    print(note, file=stream, flush=True)
+    return INTERRUPTED
+
+
+def config_from_command_line(
+    cls: type,
+    prog: str,
+    description: str,
+    argv: list[str] | None = None,
+    resumable: bool = True,
+    same_run_ignores: Iterable[str] = (),
+):  # type: ignore[no-untyped-def]
+    """``--config FILE``, ``--FIELD VALUE`` overrides, ``--overwrite`` and (``resumable``)
+    ``--resume DIR`` into a validated ``cls`` whose output_dir is safe to write; on bad input
+    print ``PROG: error: ...`` to stderr and return None (the caller exits with 2).
+
+    ``--resume DIR`` continues the run saved in ``DIR/config.yaml`` (``--config`` and
+    overrides on top). A new run into a directory that holds a run is refused (see
+    :func:`check_new_run`) unless the saved config is this one but for the fields in
+    ``same_run_ignores`` (e.g. ``stage``: the next stage of the same run)."""
+    from training.core.config import (
+        ArgumentParser,
+        add_field_arguments,
+        build_config,
+        from_mapping,
+        overrides_from_args,
+        read_yaml,
+        to_dict,
+    )
+
+    parser = ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--config", default=None, help="YAML file of config fields")
+    if resumable:
+        parser.add_argument(
+            "--resume",
+            default=None,
+            metavar="DIR",
+            help="continue the run in DIR with its saved config (DIR/config.yaml)",
+        )
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    add_field_arguments(parser, cls)
+    args = parser.parse_args(argv)
+    resume = getattr(args, "resume", None)
+    try:
+        if resume is not None:
+            saved = Path(resume) / "config.yaml"
+            if not saved.is_file():
+                raise ConfigError(f"--resume {resume}: {str(saved)!r} does not exist")
+            data = {**read_yaml(saved), **(read_yaml(args.config) if args.config else {})}
+            data = {**data, **overrides_from_args(args), "output_dir": str(resume)}
+            return from_mapping(cls, data, f"run {str(resume)!r} (saved config + overrides)")
+        cfg = build_config(cls, args.config, overrides_from_args(args))
+        ignore = {"output_dir", *same_run_ignores}
+        saved = Path(cfg.output_dir) / "config.yaml"
+        if same_run_ignores and saved.is_file() and not args.overwrite:
+            mine = {k: v for k, v in to_dict(cfg).items() if k not in ignore}
+            theirs = {k: v for k, v in read_yaml(saved).items() if k not in ignore}
+            if {**mine, **theirs} == mine and set(theirs) <= set(mine):
+                return cfg  # the same run, e.g. its next stage
+        if getattr(cfg, "stage", None) == "fit":
+            # a fit (re)fits the data in output_dir: only a fitted policy would be lost
+            check_new_run(cfg.output_dir, args.overwrite, resumable, ("data",), ("policy.pt",))
+        else:
+            check_new_run(cfg.output_dir, args.overwrite, resumable)
+        return cfg
+    except ConfigError as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return None
