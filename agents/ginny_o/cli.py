@@ -39,7 +39,7 @@ def config(args: argparse.Namespace, players: int) -> Any:
     from gnome_env.ginny_o import GinnyConfig
 
     options = {"max_turns": "--max-turns", "max_placements": "--max-placements"}
-    return config_from_options(args, GinnyConfig, ("players", players), options)
+    return config_from_options(args, GinnyConfig, ("num_players", players), options)
 
 
 def _specs() -> list[str]:

@@ -43,7 +43,7 @@ def config(args: argparse.Namespace, players: int) -> Any:
         "max_hands": "--max-hands",
         "max_steps_per_hand": "--max-steps",
     }
-    return config_from_options(args, NertsConfig, ("players", players), options)
+    return config_from_options(args, NertsConfig, ("num_players", players), options)
 
 
 def demo(args: argparse.Namespace) -> int:
