@@ -10,7 +10,7 @@ For each seat count, in one run and one process, with one loop per API:
 * ``engine floor``: the same loop around :class:`FloorGame`, a do-nothing game with the same
   API, the same number of seats, legal lists of the engine's mean size and hands of the
   engine's mean length -- the cost of the loop itself;
-* ``env`` (when ``gnome_env/nerts/nerts_v0.py`` exists): ``parallel_env(players=P)`` in the
+* ``env`` (when ``gnome_env/nerts/nerts_v0.py`` exists): ``parallel_env(num_players=P)`` in the
   standard Parallel loop (``reset``, then ``step`` with one random legal action per agent
   drawn from its ``action_mask``, until every agent is done);
 * ``env floor``: the same loop around :class:`FloorParallelEnv`, a do-nothing PettingZoo
@@ -180,7 +180,7 @@ def measure(players: int, seconds: float, seed: int) -> list[dict[str, Any]]:
     except ImportError as err:
         print(f"(no env rows: gnome_env.nerts.nerts_v0 cannot be imported: {err})")
         return rows
-    env = nerts_v0.parallel_env(players=players)
+    env = nerts_v0.parallel_env(num_players=players)
     measured = parallel_loop(env, seconds, seed)
     agent = env.possible_agents[0]
     floor_env = FloorParallelEnv(

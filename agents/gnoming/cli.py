@@ -79,9 +79,9 @@ def demo(args: argparse.Namespace) -> int:
     rules = config(args, args.players)
     game = Game(rules, seed=args.seed)
     rng = np.random.default_rng(args.seed)
-    while not game.is_over:
+    while not game.game_over:
         legal = game.legal_actions()
-        game.apply(legal[int(rng.integers(len(legal)))])
+        game.step(legal[int(rng.integers(len(legal)))])
     print(f"Gnoming A Round, {args.players} players, seed {args.seed}, random legal play")
     totals = [0] * rules.num_players
     for result in game.round_results:

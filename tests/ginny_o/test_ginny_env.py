@@ -64,12 +64,12 @@ def board_part(obs: np.ndarray) -> np.ndarray:
 def test_api_test_passes(players):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo's notes on Dict spaces, all-zero masks
-        api_test(gv.env(players=players, max_turns=8), num_cycles=40)
-        api_test(gv.raw_env(players=players, reward="score", max_turns=6), num_cycles=30)
+        api_test(gv.env(num_players=players, max_turns=8), num_cycles=40)
+        api_test(gv.raw_env(num_players=players, reward_mode="score", max_turns=6), num_cycles=30)
 
 
 def test_static_facts_spaces_and_metadata():
-    env = gv.raw_env(players=3, max_turns=50)
+    env = gv.raw_env(num_players=3, max_turns=50)
     assert gv.NUM_ACTIONS == A.NUM_ACTIONS == 1864
     assert gv.MAX_STEPS_PER_TURN == 21 and gv.UTILITY_RANGE == (-1.0, 1.0)
     assert env.max_game_length == 50 * 21 == gv.max_game_length(env.config)
@@ -86,15 +86,15 @@ def test_static_facts_spaces_and_metadata():
         assert env.action_space(agent).n == 1864
     assert env.action_space("player_0") is not env.action_space("player_1")  # own seeding
     assert env.state_space.shape == (gv.STATE_SIZE,) == (8213,)
-    assert gv.raw_env(reward="score").utility_range is None
-    wrapped = gv.env(players=4)
+    assert gv.raw_env(reward_mode="score").utility_range is None
+    wrapped = gv.env(num_players=4)
     assert wrapped.unwrapped.config.num_players == 4 and str(wrapped) == "ginny_o_v0"
 
 
 @pytest.mark.parametrize(
     "kwargs,name",
     [
-        ({"players": 5}, "players"),
+        ({"num_players": 5}, "players"),
         ({"reward": "win"}, "reward"),
         ({"render_mode": "print"}, "render_mode"),
         ({"max_placements": 0}, "max_placements"),
@@ -111,7 +111,7 @@ def test_same_seed_same_episode_different_seed_differs():
     def trace(seed):
         out = []
         for agent, obs, reward, term, trunc, _, action in play(
-            gv.raw_env(players=3, max_turns=15), seed, policy_seed=5
+            gv.raw_env(num_players=3, max_turns=15), seed, policy_seed=5
         ):
             out.append((agent, obs["observation"].tobytes(), reward, term, trunc, action))
         return out
@@ -123,7 +123,7 @@ def test_same_seed_same_episode_different_seed_differs():
 
 
 def test_seeded_reset_is_the_engine_game_and_unseeded_resets_follow_the_stream():
-    env = gv.raw_env(players=2)
+    env = gv.raw_env(num_players=2)
     env.reset(seed=42)
     assert env.game_seed == 42
     assert env.game.digest() == GinnyGame(env.config, 42).digest()
@@ -131,7 +131,7 @@ def test_seeded_reset_is_the_engine_game_and_unseeded_resets_follow_the_stream()
     expected = int(rng.game_stream(42, 0, 1, 1)[0])
     assert env.game_seed == expected
     assert env.game.digest() == GinnyGame(env.config, expected).digest()
-    fresh = gv.raw_env(players=2)
+    fresh = gv.raw_env(num_players=2)
     fresh.reset()  # no seed at all: one drawn from the operating system
     assert 0 <= fresh.game_seed < rng.MAX_SEED
     with pytest.raises(ValueError, match="seed"):
@@ -209,7 +209,7 @@ def test_obs_follows_a_placement_with_a_joker_step_by_step():
     )
     actions = game.placement_actions(placement)
     assert actions[:2] == [A.place(7, cell(7, 2)), A.declare(parse_kind("3C"))]
-    env = gv.raw_env(players=2)
+    env = gv.raw_env(num_players=2)
     env.reset(seed=0)
     env.game = game
     env.step(actions[0])  # the joker, not declared yet: occupied, joker, pending only
@@ -251,7 +251,7 @@ def test_obs_follows_a_placement_with_a_joker_step_by_step():
 
 
 def test_joker_free_config_has_no_nan():
-    env = gv.raw_env(players=3, jokers_per_set=0)
+    env = gv.raw_env(num_players=3, jokers_per_set=0)
     env.reset(seed=3)
     obs = env.observe(env.agent_selection)["observation"]
     assert np.isfinite(obs).all() and named_views(obs)["unseen"][JOKER] == 0
@@ -259,7 +259,7 @@ def test_joker_free_config_has_no_nan():
 
 
 def test_mask_is_the_engine_legal_mask_and_obs_is_the_encoded_view():
-    env = gv.raw_env(players=3, max_turns=12, max_placements=2)
+    env = gv.raw_env(num_players=3, max_turns=12, max_placements=2)
     env.reset(seed=4)
     gen = np.random.default_rng(4)
     steps = 0
@@ -303,7 +303,7 @@ def stuck_game(players: int, scores: list[int]) -> GinnyGame:
     ],
 )
 def test_rank_rewards_at_the_end_of_a_stacked_game(players, scores, expected):
-    env = gv.raw_env(players=players)
+    env = gv.raw_env(num_players=players)
     env.reset(seed=0)
     env.game = stuck_game(players, scores)
     obs, *_ = env.last()
@@ -326,7 +326,7 @@ def test_rank_rewards_at_the_end_of_a_stacked_game(players, scores, expected):
 
 
 def test_rank_rewards_of_a_played_game_are_the_engines_and_zero_sum():
-    env = gv.raw_env(players=4, max_turns=40)
+    env = gv.raw_env(num_players=4, max_turns=40)
     trace = play(env, seed=9, policy_seed=9)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent, _, reward, *_ in trace:
@@ -339,7 +339,7 @@ def test_rank_rewards_of_a_played_game_are_the_engines_and_zero_sum():
 
 @pytest.mark.parametrize("players,seed", [(2, 5), (3, 6)])
 def test_score_rewards_sum_to_the_final_score_difference(players, seed):
-    env = gv.raw_env(players=players, reward="score", max_turns=30, max_placements=2)
+    env = gv.raw_env(num_players=players, reward_mode="score", max_turns=30, max_placements=2)
     env.reset(seed=seed)
     gen = np.random.default_rng(seed)
     totals = np.zeros(players)
@@ -361,7 +361,7 @@ def test_score_rewards_sum_to_the_final_score_difference(players, seed):
 
 
 def test_g29d_turn_cap_truncates_every_agent():
-    env = gv.raw_env(players=3, max_turns=3)
+    env = gv.raw_env(num_players=3, max_turns=3)
     trace = play(env, seed=2, policy_seed=2)
     game = env.game
     assert game.end_reason == "turn_cap" and game.truncated and game.turn == 3
@@ -373,7 +373,7 @@ def test_g29d_turn_cap_truncates_every_agent():
 
 
 def test_acting_seat_keeps_agent_selection_through_its_turn():
-    env = gv.raw_env(players=2, max_turns=20, max_placements=3)
+    env = gv.raw_env(num_players=2, max_turns=20, max_placements=3)
     trace = play(env, seed=8, policy_seed=8)
     turns = []
     for agent, _, _, term, trunc, info, action in trace:
@@ -391,7 +391,7 @@ def test_acting_seat_keeps_agent_selection_through_its_turn():
 
 # ---------------------------------------------------------------------- infos and state
 def test_infos_have_fixed_keys_and_int_values():
-    env = gv.raw_env(players=3, max_turns=10)
+    env = gv.raw_env(num_players=3, max_turns=10)
     env.reset(seed=1)
     gen = np.random.default_rng(1)
     while not env.game.game_over:
@@ -415,7 +415,7 @@ def test_infos_have_fixed_keys_and_int_values():
 
 
 def test_state_is_full_information_and_in_its_space():
-    env = gv.raw_env(players=3)
+    env = gv.raw_env(num_players=3)
     env.reset(seed=6)
     state = env.state()
     assert state.dtype == np.float32 and env.state_space.contains(state)
@@ -438,7 +438,7 @@ def test_state_is_full_information_and_in_its_space():
 
 # ---------------------------------------------------------------------- illegal actions
 def test_raw_env_illegal_action_raises_and_changes_nothing():
-    env = gv.raw_env(players=2)
+    env = gv.raw_env(num_players=2)
     env.reset(seed=3)
     digest = env.game.digest()
     agent = env.agent_selection
@@ -456,7 +456,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
 
 
 def test_wrapped_env_illegal_action_ends_the_game_with_minus_one(caplog):
-    env = gv.env(players=3)
+    env = gv.env(num_players=3)
     env.reset(seed=3)
     agent = env.agent_selection
     env.step(A.PASS)  # masked out: PettingZoo's TerminateIllegalWrapper ends the game
@@ -465,20 +465,20 @@ def test_wrapped_env_illegal_action_ends_the_game_with_minus_one(caplog):
     assert env.rewards[agent] == -1.0
     assert sum(env.rewards.values()) == -1.0
     with pytest.raises(AssertionError):
-        env2 = gv.env(players=2)
+        env2 = gv.env(num_players=2)
         env2.reset(seed=0)
         env2.step(5000)
 
 
 # ---------------------------------------------------------------------- render
 def test_render_ansi_and_rgb_array():
-    env = gv.raw_env(players=2, render_mode="ansi")
+    env = gv.raw_env(num_players=2, render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
     for line in env.game.board.render().splitlines():
         assert line in text
     assert "P0:0" in text and f"P{env.game.current} rack:" in text
-    env = gv.raw_env(players=4, render_mode="rgb_array", max_turns=8)
+    env = gv.raw_env(num_players=4, render_mode="rgb_array", max_turns=8)
     shapes = set()
     for k, _ in enumerate(play(env, seed=2, policy_seed=2)):
         if k % 10 == 0:

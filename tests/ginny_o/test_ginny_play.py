@@ -23,7 +23,7 @@ from gnome_env.ginny_o.notation import format_placement, parse_placement
 from gnome_env.ginny_o.testing import stacked_game
 from training.app.cli import main as gnome
 
-TWO = GinnyConfig(players=2)
+TWO = GinnyConfig(num_players=2)
 # The worked example of RULES-ginny-o.md: P0 opens 4C..8C down from (3,7) for 34 (G20, G27);
 # P1 (greedy) then adds AC 2C 3C above it for 44.
 RACKS = {0: "4C 5C 6C 7C 8C 2H 9D", 1: "AC 2C 3C KD KH 5S 6S"}
@@ -159,7 +159,7 @@ def test_g14_pass_when_the_box_is_empty():
 
 
 def test_g14_end_after_a_placement_when_more_are_allowed():
-    config = GinnyConfig(players=2, max_placements=3)
+    config = GinnyConfig(num_players=2, max_placements=3)
     game = stacked_game(config, racks=RACKS, draws="TD JD QD KC")
     script = run(["end", "4C 5C 6C 7C 8C @ 3,7 down", "end", "quit"], game=game)
     assert "end only ends a turn after a placement (G14)" in script.text
@@ -170,7 +170,7 @@ def test_g14_end_after_a_placement_when_more_are_allowed():
 
 def test_a_whole_game_through_the_human_interface():
     """The human plays greedy's moves by typing them; the game ends and is summarised."""
-    game = GinnyGame(GinnyConfig(players=3, max_turns=45), 4)
+    game = GinnyGame(GinnyConfig(num_players=3, max_turns=45), 4)
 
     def ask(prompt: str) -> str:
         placements = game.legal_placements()

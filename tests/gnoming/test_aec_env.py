@@ -282,7 +282,7 @@ def test_game_end_info_gives_winners_as_a_0_1_vector_for_every_agent():
     env = gnoming_a_round_v1.raw_env(num_players=4)
     env.reset(seed=8)
     rng = random.Random(0)
-    while not env.game.is_over:
+    while not env.game.game_over:
         env.step(random_action(env, rng))
     winners = env.game.winners()
     for agent in env.agents:
@@ -303,7 +303,7 @@ def test_round_cap_in_last_round_truncates_instead_of_terminating():
     env = gnoming_a_round_v1.env(num_players=3, rounds=1, max_turns_per_round=4)
     env.reset(seed=0)
     rng = random.Random(0)
-    while not env.game.is_over:
+    while not env.game.game_over:
         env.step(random_action(env, rng))
     assert env.game.round_results[0].ended_by == "turn_cap"
     assert all(env.truncations.values())
@@ -337,7 +337,7 @@ def test_no_information_leak_permuting_unseen_cards(num_players):
     checked = 0
     changed_state = 0
     for step in range(400):
-        if not env.agents or env.game.is_over:
+        if not env.agents or env.game.game_over:
             break
         if step % 7 == 0:
             game = env.game
@@ -666,7 +666,7 @@ def test_kernel_game_keeps_a_handed_out_game_current_and_follows_it_if_played_on
         assert held_fast.digest() == held_slow.digest()
         assert everything(fast) == everything(slow)
     for game in (held_fast, held_slow):  # a legal action played on the Game itself
-        game.apply(game.legal_actions()[0])
+        game.step(game.legal_actions()[0])
     assert everything(fast) == everything(slow)
     for _ in range(40):
         action = slow.game.legal_actions()[-1]

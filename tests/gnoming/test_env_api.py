@@ -82,13 +82,13 @@ def test_rgb_array_changes_where_a_card_is_turned_and_the_frame_follows_the_deci
     assert game.phase == Phase.OPENING_FLIP and game.current_seat == 0
     before = render_rgb(game)
     assert has_frame(before, 0) and not has_frame(before, 1) and not has_frame(before, 2)
-    game.apply(A.FLIP + 4)  # seat 0 turns up its centre card
+    game.step(A.FLIP + 4)  # seat 0 turns up its centre card
     after = render_rgb(game)
     assert not np.array_equal(card_region(before, 0, 4), card_region(after, 0, 4))
     for q in (0, 1, 2, 3, 5, 6, 7, 8):  # the other cards look the same
         assert np.array_equal(card_region(before, 0, q), card_region(after, 0, q))
     assert np.array_equal(card_region(before, 1, 4), card_region(after, 1, 4))
-    game.apply(A.FLIP + 0)  # seat 0's second opening flip: seat 1 decides next
+    game.step(A.FLIP + 0)  # seat 0's second opening flip: seat 1 decides next
     assert game.current_seat == 1
     moved = render_rgb(game)
     assert not has_frame(moved, 0) and has_frame(moved, 1)
@@ -99,13 +99,13 @@ def test_rgb_array_is_a_spectator_view_that_never_shows_face_down_cards():
     rng = random.Random(1)
     checked = 0
     for step in range(300):
-        if game.is_over:
+        if game.game_over:
             break
         if step % 5 == 0:
             twin = permute_hidden_cards(game, rng)
             assert np.array_equal(render_rgb(game), render_rgb(twin))
             checked += 1
-        game.apply(rng.choice(game.legal_actions()))
+        game.step(rng.choice(game.legal_actions()))
     assert checked > 30
 
 
@@ -134,7 +134,7 @@ def test_rgb_array_at_game_over_marks_the_winners_and_no_deciding_seat():
     env = gnoming_a_round_v1.raw_env(num_players=3, rounds=1, render_mode="rgb_array")
     env.reset(seed=4)
     rng = random.Random(0)
-    while not env.game.is_over:
+    while not env.game.game_over:
         env.step(random_action(env, rng))
     img = env.render()
     assert not any(has_frame(img, s) for s in range(3))

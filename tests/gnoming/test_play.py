@@ -105,7 +105,7 @@ def test_bad_inputs_reprompt_with_a_message_then_a_legal_move_is_applied_and_ech
     assert f"you (seat 0): flip the card at row 1, column 3 -> turned up {revealed}" in out
     assert out.count("Your move (1-8, q quits): ") == 1  # the second opening flip
     assert out.rstrip().endswith("You quit: leaving the game unfinished.")
-    assert not game.is_over
+    assert not game.game_over
 
 
 def test_table_and_menu_shown_before_each_decision_use_public_information_only():
@@ -163,7 +163,7 @@ def test_r13_hazard_flip_is_asked_of_the_human_out_of_turn():
 def test_full_game_prints_every_round_result_and_the_winner():
     rules = RulesConfig(num_players=3, max_turns_per_round=3)
     game, out = play("1\n" * 500, rules=rules, seed=4)
-    assert game.is_over
+    assert game.game_over
     assert re.findall(r"Round (\d) over: ", out) == ["1", "2", "3"]
     for result in game.round_results:
         assert result.first_out is None  # 3 turns are too few to go out
@@ -285,10 +285,10 @@ def _states(players: int, seed: int):
 
     rng = random.Random(seed)
     game = Game(RulesConfig(num_players=players), seed)
-    while not game.is_over:
+    while not game.game_over:
         yield game
         legal = game.legal_actions()
-        game.apply(legal[rng.randrange(len(legal))])
+        game.step(legal[rng.randrange(len(legal))])
 
 
 def test_place_prompt_offers_a_discard_only_when_one_is_legal():

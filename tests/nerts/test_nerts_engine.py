@@ -59,7 +59,7 @@ def test_construction_defaults_and_bad_arguments():
         with pytest.raises(ValueError, match="seed="):
             NertsGame(NertsConfig(), seed=seed)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="NertsConfig"):
-        NertsGame({"players": 3})  # type: ignore[arg-type]
+        NertsGame({"num_players": 3})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seat="):
         game.legal_actions(4)
 

@@ -42,14 +42,14 @@ def _play(env: nv.NertsParallelEnv, seed: int, policy_seed: int, max_steps: int 
 # ---------------------------------------------------------------------- PettingZoo API tests
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_parallel_api_test_passes(players):
-    parallel_api_test(nv.parallel_env(players=players), num_cycles=1000)
+    parallel_api_test(nv.parallel_env(num_players=players), num_cycles=1000)
 
 
 @pytest.mark.parametrize("players", [2, 6])
 def test_parallel_api_test_passes_with_truncation_and_game_episodes(players):
-    parallel_api_test(nv.parallel_env(players=players, max_steps_per_hand=25), num_cycles=100)
+    parallel_api_test(nv.parallel_env(num_players=players, max_steps_per_hand=25), num_cycles=100)
     env = nv.parallel_env(
-        players=players, episode="game", nerts_size=2, target_score=10, max_hands=3
+        num_players=players, episode="game", nerts_size=2, target_score=10, max_hands=3
     )
     parallel_api_test(env, num_cycles=2000)
 
@@ -57,9 +57,9 @@ def test_parallel_api_test_passes_with_truncation_and_game_episodes(players):
 @pytest.mark.parametrize(
     "rules",
     [
-        {"players": 6, "jokers": 2, "work_piles": 5},
-        {"players": 3, "work_piles": 3, "turn_size": 1, "auto_call": True},
-        {"players": 5, "foundation_tie": "both_keep", "slide_under": False, "stall_steps": 5},
+        {"num_players": 6, "jokers": 2, "work_piles": 5},
+        {"num_players": 3, "work_piles": 3, "turn_size": 1, "auto_call": True},
+        {"num_players": 5, "foundation_tie": "both_keep", "slide_under": False, "stall_steps": 5},
     ],
 )
 def test_rule_variants_play_in_bounds_and_render(rules):
@@ -83,9 +83,9 @@ def test_rule_variants_play_in_bounds_and_render(rules):
 def test_aec_form_passes_api_test(players):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo's "all zeros mask" note at hand end
-        api_test(parallel_to_aec(nv.parallel_env(players=players)), num_cycles=300)
-        api_test(nv.env(players=players, max_steps_per_hand=40), num_cycles=100)
-    raw = nv.raw_env(players=players)
+        api_test(parallel_to_aec(nv.parallel_env(num_players=players)), num_cycles=300)
+        api_test(nv.env(num_players=players, max_steps_per_hand=40), num_cycles=100)
+    raw = nv.raw_env(num_players=players)
     raw.reset(seed=1)
     assert raw.state().shape == raw.unwrapped.state_space.shape
 
@@ -93,7 +93,7 @@ def test_aec_form_passes_api_test(players):
 def test_metadata_spaces_and_registry():
     import pettingzoo
 
-    env = pettingzoo.make("parallel", "gnome_env/nerts_v0", players=3, jokers=1)
+    env = pettingzoo.make("parallel", "gnome_env/nerts_v0", num_players=3, jokers=1)
     assert isinstance(env, nv.NertsParallelEnv)
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     assert env.config.jokers == 1 and env.n_actions == 433  # N36 with one joker
@@ -112,7 +112,7 @@ def test_metadata_spaces_and_registry():
 def test_observation_size_is_the_same_for_every_player_count_and_in_bounds():
     sizes = set()
     for p in range(2, 7):
-        env = nv.parallel_env(players=p, max_steps_per_hand=150)
+        env = nv.parallel_env(num_players=p, max_steps_per_hand=150)
         space = env.observation_space("player_0")
         assert space["observation"].dtype == np.float32
         assert space["action_mask"].dtype == np.int8
@@ -139,7 +139,7 @@ def test_slices_cover_the_observation_in_order():
 
 
 def test_observations_are_rotated_and_the_mask_is_the_seats_own():
-    env = nv.parallel_env(players=4)
+    env = nv.parallel_env(num_players=4)
     obs, _ = env.reset(seed=3)
     gen = np.random.default_rng(3)
     for _ in range(60):
@@ -169,7 +169,7 @@ def test_observations_are_rotated_and_the_mask_is_the_seats_own():
 
 def test_n35_observations_unchanged_when_hidden_cards_are_permuted_state_changes():
     for players, seed, steps in [(2, 1, 30), (4, 2, 60), (6, 3, 90)]:
-        env = nv.parallel_env(players=players)
+        env = nv.parallel_env(num_players=players)
         obs, _ = env.reset(seed=seed)
         gen = np.random.default_rng(seed)
         for _ in range(steps):
@@ -189,7 +189,7 @@ def test_n35_observations_unchanged_when_hidden_cards_are_permuted_state_changes
 
 
 def test_views_used_for_every_seat_equal_the_information_layer():
-    env = nv.parallel_env(players=5)
+    env = nv.parallel_env(num_players=5)
     obs, _ = env.reset(seed=4)
     gen = np.random.default_rng(4)
     for _ in range(30):
@@ -207,7 +207,7 @@ def test_views_used_for_every_seat_equal_the_information_layer():
 def test_same_seed_same_episode_different_seed_differs():
     def trace(seed):
         out = []
-        for obs, rew, term, trunc, infos in _play(nv.parallel_env(players=3), seed, 11):
+        for obs, rew, term, trunc, infos in _play(nv.parallel_env(num_players=3), seed, 11):
             out.append(
                 (
                     [o["observation"].tobytes() + o["action_mask"].tobytes() for o in obs.values()],
@@ -229,7 +229,7 @@ def test_same_seed_same_episode_different_seed_differs():
 
 
 def test_seeded_reset_is_the_engine_game_and_unseeded_resets_follow_the_stream():
-    env = nv.parallel_env(players=4)
+    env = nv.parallel_env(num_players=4)
     env.reset(seed=123)
     assert env.game_seed == 123
     assert env.game.digest() == NertsGame(env.config, 123).digest()
@@ -240,7 +240,7 @@ def test_seeded_reset_is_the_engine_game_and_unseeded_resets_follow_the_stream()
     env.reset()
     assert env.game_seed == int(rng.game_stream(123, 0, 2, 1)[0])
     # an unseeded first reset draws from the operating system
-    fresh = [nv.parallel_env(players=2) for _ in range(2)]
+    fresh = [nv.parallel_env(num_players=2) for _ in range(2)]
     for e in fresh:
         e.reset()
     assert fresh[0].game_seed != fresh[1].game_seed
@@ -249,7 +249,7 @@ def test_seeded_reset_is_the_engine_game_and_unseeded_resets_follow_the_stream()
 
 
 def test_the_engine_steps_as_the_env_does():
-    env = nv.parallel_env(players=3)
+    env = nv.parallel_env(num_players=3)
     game = NertsGame(env.config, 9)
     obs, _ = env.reset(seed=9)
     gen = np.random.default_rng(0)
@@ -267,7 +267,7 @@ def test_the_engine_steps_as_the_env_does():
 # ---------------------------------------------------------------------- rewards
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_relative_rewards_are_zero_sum_and_sum_to_the_score_difference(players):
-    env = nv.parallel_env(players=players)
+    env = nv.parallel_env(num_players=players)
     steps = _play(env, seed=players, policy_seed=1)
     sums = dict.fromkeys(env.possible_agents, 0.0)
     for _, rew, *_ in steps[1:]:
@@ -287,7 +287,7 @@ def test_relative_rewards_are_zero_sum_and_sum_to_the_score_difference(players):
 
 
 def test_score_rewards_sum_to_score_plus_twice_the_nerts_size():
-    env = nv.parallel_env(players=4, reward="score")
+    env = nv.parallel_env(num_players=4, reward_mode="score")
     steps = _play(env, seed=8, policy_seed=2)
     sums = dict.fromkeys(env.possible_agents, 0.0)
     for _, rew, *_ in steps[1:]:
@@ -300,8 +300,8 @@ def test_score_rewards_sum_to_score_plus_twice_the_nerts_size():
 
 
 def test_sparse_rewards_pay_only_at_the_end_of_the_hand():
-    dense = _play(nv.parallel_env(players=3), seed=12, policy_seed=3)
-    sparse = _play(nv.parallel_env(players=3, reward="sparse"), seed=12, policy_seed=3)
+    dense = _play(nv.parallel_env(num_players=3), seed=12, policy_seed=3)
+    sparse = _play(nv.parallel_env(num_players=3, reward_mode="sparse"), seed=12, policy_seed=3)
     assert len(dense) == len(sparse)
     for _, rew, *_ in sparse[1:-1]:
         assert set(rew.values()) == {0.0}
@@ -313,7 +313,12 @@ def test_sparse_rewards_pay_only_at_the_end_of_the_hand():
 
 def test_game_episode_plays_several_hands_and_a_new_deal_is_no_reward():
     env = nv.parallel_env(
-        players=3, episode="game", reward="score", nerts_size=2, target_score=15, max_hands=6
+        num_players=3,
+        episode="game",
+        reward_mode="score",
+        nerts_size=2,
+        target_score=15,
+        max_hands=6,
     )
     steps = _play(env, seed=21, policy_seed=5)
     ends = [infos for _, _, _, _, infos in steps[1:] if infos["player_0"]["hand_over"]]
@@ -336,7 +341,7 @@ def test_game_episode_plays_several_hands_and_a_new_deal_is_no_reward():
             assert o[env.encoder.seat_slice(0, "nerts_size")][0] == 1.0
             assert steps[k + 1][4]["player_0"]["hand"] == infos["player_0"]["hand"] + 1
     # relative rewards over the game telescope into the totals' difference
-    rel = nv.parallel_env(players=3, episode="game", nerts_size=2, target_score=15, max_hands=6)
+    rel = nv.parallel_env(num_players=3, episode="game", nerts_size=2, target_score=15, max_hands=6)
     rsteps = _play(rel, seed=21, policy_seed=5)
     totals = rsteps[-1][4]["player_0"]["totals"].tolist()
     for i, a in enumerate(rel.possible_agents):
@@ -347,7 +352,7 @@ def test_game_episode_plays_several_hands_and_a_new_deal_is_no_reward():
 
 # ---------------------------------------------------------------------- episodes, infos
 def test_n28_step_cap_truncates_and_does_not_terminate():
-    env = nv.parallel_env(players=2, max_steps_per_hand=5)
+    env = nv.parallel_env(num_players=2, max_steps_per_hand=5)
     steps = _play(env, seed=0, policy_seed=0)
     assert len(steps) == 6
     for _, _, term, trunc, infos in steps[1:-1]:
@@ -365,7 +370,7 @@ def test_n28_step_cap_truncates_and_does_not_terminate():
 def test_hand_ended_by_a_call_or_block_terminates():
     reasons = set()
     for seed in range(6):
-        env = nv.parallel_env(players=2, nerts_size=1)
+        env = nv.parallel_env(num_players=2, nerts_size=1)
         _, _, term, trunc, infos = _play(env, seed=seed, policy_seed=seed)[-1]
         reasons.add(infos["player_0"]["end_reason"])
         assert all(term.values()) and not any(trunc.values())
@@ -374,7 +379,7 @@ def test_hand_ended_by_a_call_or_block_terminates():
 
 
 def test_game_episode_truncates_only_when_its_last_hand_hits_the_cap():
-    env = nv.parallel_env(players=2, episode="game", max_steps_per_hand=3, max_hands=2)
+    env = nv.parallel_env(num_players=2, episode="game", max_steps_per_hand=3, max_hands=2)
     steps = _play(env, seed=1, policy_seed=1)
     assert len(steps) == 7  # two capped hands of 3 steps
     first_end = steps[3]
@@ -386,7 +391,9 @@ def test_game_episode_truncates_only_when_its_last_hand_hits_the_cap():
 
 def test_infos_have_fixed_keys_and_numeric_types():
     for episode in ("hand", "game"):
-        env = nv.parallel_env(players=3, episode=episode, nerts_size=2, target_score=8, max_hands=3)
+        env = nv.parallel_env(
+            num_players=3, episode=episode, nerts_size=2, target_score=8, max_hands=3
+        )
         for *_, infos in _play(env, seed=2, policy_seed=2):
             assert set(infos) == set(env.possible_agents)
             for info in infos.values():
@@ -402,7 +409,7 @@ def test_infos_have_fixed_keys_and_numeric_types():
 
 # ---------------------------------------------------------------------- errors
 def test_illegal_missing_and_malformed_actions_raise_and_change_nothing():
-    env = nv.parallel_env(players=3)
+    env = nv.parallel_env(num_players=3)
     with pytest.raises(ValueError, match="reset"):
         env.step({})
     obs, _ = env.reset(seed=4)
@@ -433,8 +440,8 @@ def test_illegal_missing_and_malformed_actions_raise_and_change_nothing():
 @pytest.mark.parametrize(
     "kwargs,name",
     [
-        ({"players": 7}, "players"),
-        ({"players": 1}, "players"),
+        ({"num_players": 7}, "players"),
+        ({"num_players": 1}, "players"),
         ({"reward": "win"}, "reward"),
         ({"episode": "round"}, "episode"),
         ({"render_mode": "rgb"}, "render_mode"),
@@ -451,7 +458,7 @@ def test_bad_kwargs_raise_value_errors_naming_them(kwargs, name):
 
 # ---------------------------------------------------------------------- rendering
 def test_renders():
-    env = nv.parallel_env(players=4, render_mode="rgb_array")
+    env = nv.parallel_env(num_players=4, render_mode="rgb_array")
     obs, _ = env.reset(seed=6)
     first = env.render()
     assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
@@ -463,11 +470,11 @@ def test_renders():
     assert later.shape == first.shape
     assert not np.array_equal(first, later)
     assert np.array_equal(later, env.render())  # the same state, the same pixels
-    small = nv.parallel_env(players=2, render_mode="rgb_array")
+    small = nv.parallel_env(num_players=2, render_mode="rgb_array")
     small.reset(seed=0)
     assert small.render().shape[:2] == image_size(small.config) != first.shape[:2]
 
-    text_env = nv.parallel_env(players=2, render_mode="ansi")
+    text_env = nv.parallel_env(num_players=2, render_mode="ansi")
     text_env.reset(seed=0)
     text = text_env.render()
     assert isinstance(text, str) and text.startswith("Nerts hand 0")
@@ -475,7 +482,7 @@ def test_renders():
 
 
 def test_human_render_prints(capsys):
-    env = nv.parallel_env(players=2, render_mode="human")
+    env = nv.parallel_env(num_players=2, render_mode="human")
     env.reset(seed=0)
     env.step({a: 0 for a in env.agents})
     out = capsys.readouterr().out
@@ -493,7 +500,7 @@ def test_rgb_array_marks_blocked_plays():
         foundations=["p1:AH..4H"],
         steps=k,
     )
-    env = nv.parallel_env(players=2, render_mode="rgb_array")
+    env = nv.parallel_env(num_players=2, render_mode="rgb_array")
     env.reset(seed=0)
     env.game = game
     before = env.render()

@@ -154,9 +154,9 @@ def engine_games(config: RulesConfig, seconds: float, seed: int) -> tuple[int, i
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         game = Game(config, seed + games)
-        while not game.is_over:
+        while not game.game_over:
             legal = np.flatnonzero(game.legal_mask())
-            game.apply(int(legal[rng.integers(len(legal))]))
+            game.step(int(legal[rng.integers(len(legal))]))
             decisions += 1
         games += 1
     return games, decisions, time.perf_counter() - start

@@ -80,7 +80,7 @@ def _agent_choices(game: Game, spec: str, seats: list[int] | None) -> dict[int, 
                 out[step] = {a: float(p[a]) for a in walk.legal_actions()}
             else:
                 out[step] = int(agent.act(obs, mask))
-        walk.apply(action)
+        walk.step(action)
     return out
 
 
