@@ -71,6 +71,9 @@ from training.core.config import (
     to_dict,
     to_yaml,
 )
+from training.core.ppo import gae_streams as stream_advantages
+from training.core.ppo import masked_entropy_mean
+from training.core.ppo import ppo_update as core_update
 
 OPPONENTS = ("random", "self")
 RECENT_GAMES = 100  # training games the log's win rates and scores are taken over
@@ -415,42 +418,6 @@ def train(
     return summary
 
 
-def stream_advantages(
-    rew: np.ndarray,
-    val: np.ndarray,
-    done: np.ndarray,
-    seat: np.ndarray,
-    gamma: float,
-    lam: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """GAE along each (environment, seat) stream of a ``[T, E]`` rollout.
-
-    Row ``t`` of column ``e`` is one decision of seat ``seat[t, e]``; its successor is that
-    seat's next row in the column. A decision with ``done`` is terminal; the last decision
-    of a seat with no successor and no ``done`` is not valid (it bootstraps its
-    predecessor with its value). Returns ``(advantages, valid)``.
-    """
-    T, E = rew.shape
-    adv = np.zeros((T, E), np.float32)
-    valid = np.zeros((T, E), bool)
-    for e in range(E):
-        next_value: dict[int, float] = {}  # seat -> value of its successor decision
-        next_adv: dict[int, float] = {}
-        for t in reversed(range(T)):
-            s = int(seat[t, e])
-            if done[t, e]:
-                a = rew[t, e] - val[t, e]
-            elif s in next_value:
-                delta = rew[t, e] + gamma * next_value[s] - val[t, e]
-                a = delta + gamma * lam * next_adv[s]
-            else:  # open at the end of the rollout: bootstrap only
-                next_value[s], next_adv[s] = float(val[t, e]), 0.0
-                continue
-            adv[t, e], valid[t, e] = a, True
-            next_value[s], next_adv[s] = float(val[t, e]), float(a)
-    return adv, valid
-
-
 def ppo_update(
     net: Any,
     opt: Any,
@@ -464,47 +431,35 @@ def ppo_update(
     ret: np.ndarray,
     valid: np.ndarray,
 ) -> dict[str, float]:
-    """``update_epochs`` passes of clipped PPO over the valid rows; the mean losses,
-    entropy, approximate KL, clip fraction and the value's explained variance."""
+    """The core's PPO update over the valid rows; the mean losses, entropy, approximate
+    KL, clip fraction and the value's explained variance."""
     import torch
 
     idx_all = np.flatnonzero(valid)
+    rows = torch.as_tensor(idx_all)
     f_obs, f_mask = torch.as_tensor(obs), torch.as_tensor(mask)
-    f_act, f_logp = torch.as_tensor(act), torch.as_tensor(logp_old)
-    f_adv, f_ret = torch.as_tensor(adv), torch.as_tensor(ret)
-    mb = max(2, len(idx_all) // cfg.num_minibatches)
-    stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0, "clipfrac": 0.0}
-    n = 0
-    for _ in range(cfg.update_epochs):
-        order = idx_all[torch.randperm(len(idx_all), generator=gen).numpy()]
-        for s in range(0, len(order), mb):
-            idx = torch.as_tensor(order[s : s + mb])
-            if len(idx) < 2:
-                continue
-            logits, value = net(f_obs[idx], f_mask[idx])
-            logp = torch.log_softmax(logits, -1)
-            new_logp = logp.gather(1, f_act[idx, None]).squeeze(1)
-            entropy = -(logp.exp() * logp.masked_fill(~f_mask[idx], 0.0)).sum(-1).mean()
-            log_ratio = new_logp - f_logp[idx]
-            ratio = log_ratio.exp()
-            a = f_adv[idx]
-            a = (a - a.mean()) / (a.std() + 1e-8)
-            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-            pg = pg.mean()
-            v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
-            loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
-            with torch.no_grad():
-                stats["kl"] += float(((ratio - 1) - log_ratio).mean())
-                stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip_coef).float().mean())
-            stats["pg"] += pg.item()
-            stats["v"] += v_loss.item()
-            stats["ent"] += entropy.item()
-            n += 1
-    out = {k: round(v / max(1, n), 5) for k, v in stats.items()}
+    data = {
+        "obs": f_obs[rows],
+        "masks": f_mask[rows],
+        "actions": torch.as_tensor(act)[rows],
+        "old_logp": torch.as_tensor(logp_old)[rows],
+        "advantages": torch.as_tensor(adv)[rows],
+        "returns": torch.as_tensor(ret)[rows],
+    }
+
+    def policy(b: dict[str, Any]) -> tuple[Any, Any]:
+        logits, value = net(b["obs"], b["masks"])
+        return torch.log_softmax(logits, -1), value
+
+    figures = core_update(
+        net, opt, data, policy, masked_entropy_mean,
+        lambda n: torch.randperm(n, generator=gen),
+        epochs=cfg.update_epochs, minibatch_size=max(2, len(idx_all) // cfg.num_minibatches),
+        clip_coef=cfg.clip_coef, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, min_size=2,
+    )  # fmt: skip
+    names = {"pg": "pg", "v": "v", "ent": "ent", "kl": "kl", "clip": "clipfrac"}
+    out: dict[str, Any] = {name: round(figures[k], 5) for k, name in names.items()}
     y = ret[idx_all]
     with torch.no_grad():
         pred = np.concatenate(

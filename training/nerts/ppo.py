@@ -46,6 +46,7 @@ from training.core.config import (
     to_dict,
     to_yaml,
 )
+from training.core.ppo import gae_columns, masked_entropy_mean, ppo_update
 
 OPPONENTS = ("self", "random")
 
@@ -215,62 +216,14 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
         mask = np.stack([current[e][a]["action_mask"] for e, a in streams]).astype(bool)
         with torch.no_grad():
             _, next_value = net(torch.as_tensor(obs), torch.as_tensor(mask))
-        next_value = next_value.numpy()
-        adv = np.zeros((T, S), np.float32)
-        last = np.zeros(S, np.float32)
-        for t in reversed(range(T)):
-            nv = next_value if t == T - 1 else b_val[t + 1]
-            live = 1.0 - b_done[t]
-            delta = b_rew[t] + cfg.gamma * nv * live - b_val[t]
-            last = delta + cfg.gamma * cfg.gae_lambda * live * last
-            adv[t] = last
-        ret = adv + b_val
-        use = np.broadcast_to(learner, (T, S)).reshape(-1)
-        idx_all = np.flatnonzero(use)
-        f_obs = torch.as_tensor(b_obs.reshape(T * S, -1))
-        f_mask = torch.as_tensor(b_mask.reshape(T * S, -1))
-        f_act = torch.as_tensor(b_act.reshape(-1))
-        f_logp = torch.as_tensor(b_logp.reshape(-1))
-        f_adv = torch.as_tensor(adv.reshape(-1))
-        f_ret = torch.as_tensor(ret.reshape(-1))
-        mb = max(1, len(idx_all) // cfg.num_minibatches)
-        stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0, "clipfrac": 0.0, "n": 0}
-        for _ in range(cfg.update_epochs):
-            order = idx_all[torch.randperm(len(idx_all), generator=gen).numpy()]
-            for s in range(0, len(order), mb):
-                idx = torch.as_tensor(order[s : s + mb])
-                logits, value = net(f_obs[idx], f_mask[idx])
-                logp = torch.log_softmax(logits, -1)
-                new_logp = logp.gather(1, f_act[idx, None]).squeeze(1)
-                p = logp.exp()
-                entropy = -(p * logp.masked_fill(~f_mask[idx], 0.0)).sum(-1).mean()
-                ratio = (new_logp - f_logp[idx]).exp()
-                a = f_adv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg = torch.max(
-                    -a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
-                ).mean()
-                v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
-                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                opt.step()
-                with torch.no_grad():
-                    lr = f_logp[idx] - new_logp
-                    stats["kl"] += float(((ratio - 1) - (-lr)).mean())
-                    stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip_coef).float().mean())
-                stats["pg"] += pg.item()
-                stats["v"] += v_loss.item()
-                stats["ent"] += entropy.item()
-                stats["n"] += 1
-        n = max(1, stats.pop("n"))
+        adv = gae_columns(b_rew, b_val, b_done, next_value.numpy(), cfg.gamma, cfg.gae_lambda)
+        stats = learn(net, opt, gen, cfg, b_obs, b_mask, b_act, b_logp, adv, adv + b_val, learner)
         recent = finished_hands[-50:]
         row = {
             "update": update + 1,
             "env_steps": env_steps,
             "seconds": round(time.perf_counter() - start, 1),
-            **{k: round(v / n, 5) for k, v in stats.items()},
+            **stats,
             "hands": len(finished_hands),
             "recent_seat0_score": round(float(np.mean([h["seat0"] for h in recent])), 2)
             if recent
@@ -301,6 +254,49 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
         summary["arena"] = evaluate(out / "policy.pt", cfg)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def learn(
+    net: Any,
+    opt: Any,
+    gen: Any,
+    cfg: NertsPPOConfig,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    act: np.ndarray,
+    logp: np.ndarray,
+    adv: np.ndarray,
+    ret: np.ndarray,
+    learner: np.ndarray,
+) -> dict[str, float]:
+    """The core's PPO update over the learner streams' rows of a ``[T, S]`` rollout; the
+    mean losses, entropy, approximate KL and clip fraction."""
+    import torch
+
+    T, S = act.shape
+    rows = torch.as_tensor(np.flatnonzero(np.broadcast_to(learner, (T, S)).reshape(-1)))
+    data = {
+        "obs": torch.as_tensor(obs.reshape(T * S, -1))[rows],
+        "masks": torch.as_tensor(mask.reshape(T * S, -1))[rows],
+        "actions": torch.as_tensor(act.reshape(-1))[rows],
+        "old_logp": torch.as_tensor(logp.reshape(-1))[rows],
+        "advantages": torch.as_tensor(adv.reshape(-1))[rows],
+        "returns": torch.as_tensor(ret.reshape(-1))[rows],
+    }
+
+    def policy(b: dict[str, Any]) -> tuple[Any, Any]:
+        logits, value = net(b["obs"], b["masks"])
+        return torch.log_softmax(logits, -1), value
+
+    figures = ppo_update(
+        net, opt, data, policy, masked_entropy_mean,
+        lambda n: torch.randperm(n, generator=gen),
+        epochs=cfg.update_epochs, minibatch_size=max(1, len(rows) // cfg.num_minibatches),
+        clip_coef=cfg.clip_coef, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+    )  # fmt: skip
+    names = {"pg": "pg", "v": "v", "ent": "ent", "kl": "kl", "clip": "clipfrac"}
+    return {name: round(figures[k], 5) for k, name in names.items()}
 
 
 def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
