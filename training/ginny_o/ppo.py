@@ -9,8 +9,8 @@ turn-based game played as atomic steps needs:
 * **opponents**, cycled over the environments: ``random`` -- seat 0 is the learner and the
   other seats play uniformly random legal ids (the arena's ``random``); ``self`` -- every
   seat is the learner and every seat's decisions are trained on. Environment ``e`` has
-  ``players[e % len(players)]`` seats and opponents
-  ``opponents[(e // len(players)) % len(opponents)]``, so every pairing occurs;
+  ``num_players[e % len(num_players)]`` seats and opponents
+  ``opponents[(e // len(num_players)) % len(opponents)]``, so every pairing occurs;
 * **a turn is several steps of one seat, and rewards arrive late**: each (environment, seat)
   is one *stream* -- that seat's own decisions, in order, whoever acted in between. The
   reward of a decision is everything the env pays that seat from the decision up to the
@@ -67,6 +67,7 @@ from training.core.config import (
     check_at_least,
     overrides_from_args,
     read_yaml,
+    renamed_fields,
     resume_config,
     to_dict,
     to_yaml,
@@ -84,6 +85,7 @@ RESUME_OVERRIDABLE = frozenset(
 )
 
 
+@renamed_fields(players="num_players")
 @dataclass
 class GinnyPPOConfig:
     """Settings of a Ginny-O PPO run (see the module docstring)."""
@@ -91,7 +93,7 @@ class GinnyPPOConfig:
     trainer: str = field(default="ginny_ppo", metadata={"help": "must be ginny_ppo"})
     seed: int = field(default=1, metadata={"help": "run seed (games, sampling, init, order)"})
     output_dir: str = field(default="runs/ginny_ppo", metadata={"help": "where policy.pt goes"})
-    players: list[int] = field(
+    num_players: list[int] = field(
         default_factory=lambda: [2, 4],
         metadata={"help": "player count of each env, cycled over the envs (2..4)"},
     )
@@ -132,8 +134,10 @@ class GinnyPPOConfig:
         """Raise ConfigError naming a bad field, its value and what is allowed."""
         if self.trainer != "ginny_ppo":
             raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be ginny_ppo")
-        if not self.players or any(not 2 <= p <= 4 for p in self.players):
-            raise ConfigError(f"players={self.players!r} is not allowed: a non-empty list of 2..4")
+        if not self.num_players or any(not 2 <= p <= 4 for p in self.num_players):
+            raise ConfigError(
+                f"num_players={self.num_players!r} is not allowed: a non-empty list of 2..4"
+            )
         if not self.opponents or any(o not in OPPONENTS for o in self.opponents):
             raise ConfigError(
                 f"opponents={self.opponents!r} is not allowed: a non-empty list of {OPPONENTS}"
@@ -182,12 +186,13 @@ class Tables:
 
         self.cfg = cfg
         self.envs = [
-            raw_env(players=cfg.players[e % len(cfg.players)], reward=cfg.reward)
+            raw_env(players=cfg.num_players[e % len(cfg.num_players)], reward=cfg.reward)
             for e in range(cfg.num_envs)
         ]
         self.counts = [env.config.players for env in self.envs]
         self.opponents = [
-            cfg.opponents[(e // len(cfg.players)) % len(cfg.opponents)] for e in range(cfg.num_envs)
+            cfg.opponents[(e // len(cfg.num_players)) % len(cfg.opponents)]
+            for e in range(cfg.num_envs)
         ]
         #: learner[e][seat]: the network plays (and learns from) this seat
         self.learner = [
@@ -513,11 +518,11 @@ def recent_figures(games: list[dict[str, Any]]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- evaluation
 def evaluate(path: Path | str, cfg: GinnyPPOConfig) -> list[dict[str, Any]]:
     """The policy (most likely action) against n-1 random and n-1 greedy at each player
-    count of ``cfg.players`` (the arena, ``cfg.eval_games`` games per row, ``eval_seed``)."""
+    count of ``cfg.num_players`` (the arena, ``cfg.eval_games`` games per row, ``eval_seed``)."""
     from agents.core.arena import run_arena
 
     rows = []
-    for n in sorted(set(cfg.players)):
+    for n in sorted(set(cfg.num_players)):
         for other in ("random", "greedy"):
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
             result = run_arena(
@@ -565,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval_policy",
         default=None,
         metavar="PATH",
-        help="no training: play the arena table (eval_games, eval_seed, players) for PATH",
+        help="no training: play the arena table (eval_games, eval_seed, num_players) for PATH",
     )
     add_field_arguments(parser, GinnyPPOConfig)
     return parser

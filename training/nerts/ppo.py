@@ -11,7 +11,7 @@ things a multi-agent simultaneous game needs:
   actions (only seat 0's transitions are trained on);
 * **action masks**: illegal logits are -1e9 (:class:`agents.nerts.learned.NertsPolicyNetwork`),
   so the sampled action is always legal and the entropy runs over legal actions;
-* **player counts**: environment ``e`` has ``players[e % len(players)]`` seats; the
+* **player counts**: environment ``e`` has ``num_players[e % len(num_players)]`` seats; the
   observation is the same size for every count, so one network serves them all.
 
 Episodes are hands (``episode="hand"``); a hand that ends at the step cap is treated as
@@ -43,6 +43,7 @@ from training.core.config import (
     ConfigError,
     check_at_least,
     config_from_command_line,
+    renamed_fields,
     to_dict,
     to_yaml,
 )
@@ -51,6 +52,7 @@ from training.core.ppo import gae_columns, masked_entropy_mean, ppo_update
 OPPONENTS = ("self", "random")
 
 
+@renamed_fields(players="num_players")
 @dataclass
 class NertsPPOConfig:
     """Settings of a Nerts PPO run (see the module docstring)."""
@@ -58,7 +60,7 @@ class NertsPPOConfig:
     trainer: str = field(default="nerts_ppo", metadata={"help": "must be nerts_ppo"})
     seed: int = field(default=1, metadata={"help": "run seed (envs, sampling, init, order)"})
     output_dir: str = field(default="runs/nerts_ppo", metadata={"help": "where policy.pt goes"})
-    players: list[int] = field(
+    num_players: list[int] = field(
         default_factory=lambda: [2, 4],
         metadata={"help": "player count of each env, cycled over the envs (2..6)"},
     )
@@ -92,8 +94,10 @@ class NertsPPOConfig:
         """Raise ConfigError naming a bad field, its value and what is allowed."""
         if self.trainer != "nerts_ppo":
             raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be nerts_ppo")
-        if not self.players or any(not 2 <= p <= 6 for p in self.players):
-            raise ConfigError(f"players={self.players!r} is not allowed: a non-empty list of 2..6")
+        if not self.num_players or any(not 2 <= p <= 6 for p in self.num_players):
+            raise ConfigError(
+                f"num_players={self.num_players!r} is not allowed: a non-empty list of 2..6"
+            )
         if self.opponents not in OPPONENTS:
             raise ConfigError(f"opponents={self.opponents!r} is not allowed: one of {OPPONENTS}")
         for name in ("num_envs", "num_steps", "total_steps", "max_steps_per_hand", "update_epochs"):
@@ -129,7 +133,8 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
     (out / "config.yaml").write_text(to_yaml(cfg))
     envs = [
         parallel_env(
-            players=cfg.players[e % len(cfg.players)], max_steps_per_hand=cfg.max_steps_per_hand
+            players=cfg.num_players[e % len(cfg.num_players)],
+            max_steps_per_hand=cfg.max_steps_per_hand,
         )
         for e in range(cfg.num_envs)
     ]
@@ -304,7 +309,7 @@ def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
     from agents.core.arena import run_arena
 
     rows = []
-    for n in sorted(set(cfg.players)):
+    for n in sorted(set(cfg.num_players)):
         for other in ("random", "greedy"):
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
             rules = {"max_steps_per_hand": cfg.max_steps_per_hand, "max_hands": cfg.eval_max_hands}
