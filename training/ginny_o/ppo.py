@@ -73,7 +73,7 @@ from training.core.config import (
     to_yaml,
 )
 from training.core.ppo import gae_streams as stream_advantages
-from training.core.ppo import masked_entropy_mean
+from training.core.ppo import masked_entropy_mean, run_updates
 from training.core.ppo import ppo_update as core_update
 
 OPPONENTS = ("random", "self")
@@ -348,7 +348,8 @@ def train(
             counters["games"] += 1
             tables.new_game(e)
 
-    for update in range(first_update, updates):
+    def one_update(update: int) -> None:
+        nonlocal env_steps
         if cfg.anneal_lr:
             opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / updates)
         t_roll = time.perf_counter()
@@ -402,12 +403,12 @@ def train(
         }
         history.append(row)
         print(json.dumps(row), flush=True)
-        done_all = update + 1 == updates
-        if (update + 1) % cfg.checkpoint_interval == 0 or done_all:
-            save_checkpoint(update + 1)
-        if stop_after is not None and update + 1 >= stop_after and not done_all:
-            save_checkpoint(update + 1)
-            return {"stopped_after": update + 1}
+
+    stopped = run_updates(
+        first_update, updates, one_update, save_checkpoint, cfg.checkpoint_interval, stop_after
+    )
+    if stopped is not None:
+        return {"stopped_after": stopped}
     payload = snapshot(updates)
     write_checkpoint(payload, out / "policy.pt")
     summary: dict[str, Any] = {
