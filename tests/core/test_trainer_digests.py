@@ -25,13 +25,20 @@ from training.ginny_o.ppo import train as train_ginny  # noqa: E402
 from training.nerts.ppo import NertsPPOConfig  # noqa: E402
 from training.nerts.ppo import train as train_nerts  # noqa: E402
 
+# The AuthenticAMD entries were recorded on 81f2296 (the same trainers as 80e0433), on an AMD
+# EPYC machine, before the trainers moved onto training/core/ppo.py.
 NERTS_SELF_DIGEST = {
-    "GenuineIntel": "13bff3c107c5bbc3e3e81921740091fb99babc08cedd70cc935c8b8f095a0aef"
+    "AuthenticAMD": "ffa67ae0ac534c97c17f035eecd6f33438abeb2cd922a455da3f7cb66d25c74a",
+    "GenuineIntel": "13bff3c107c5bbc3e3e81921740091fb99babc08cedd70cc935c8b8f095a0aef",
 }
 NERTS_RANDOM_DIGEST = {
-    "GenuineIntel": "0f91caca5f37654859e105dc789ab3b5f3a42b55708490645d05b27d4dd31bcd"
+    "AuthenticAMD": "cf5011492a0345560c2f7a419842b12b52ecbe5b5372a7e5613b0cef2c87ac47",
+    "GenuineIntel": "0f91caca5f37654859e105dc789ab3b5f3a42b55708490645d05b27d4dd31bcd",
 }
-GINNY_DIGEST = {"GenuineIntel": "4b388682d3ab189280e5f6bf3a1a352b33e6209d96ed796eee7553caaf43eee1"}
+GINNY_DIGEST = {
+    "AuthenticAMD": "8721841dc890f535e5ec7000da7c2fc68b4790a2a47be2245b2a74040a0020d2",
+    "GenuineIntel": "4b388682d3ab189280e5f6bf3a1a352b33e6209d96ed796eee7553caaf43eee1",
+}
 
 
 def _digest(state_dict: dict) -> str:

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "agents" / "policies" / "ginny_ppo"
 # 2 envs: a 2-player game against random (seat 0 learns) and a 3-player self-play game
 SHORT = dict(
-    num_envs=2, num_steps=24, total_steps=144, eval_games=0, players=[2, 3],
+    num_envs=2, num_steps=24, total_steps=144, eval_games=0, num_players=[2, 3],
     opponents=["random", "self"], hidden=[32], channels=4, embedding=8,
 )  # fmt: skip
 
@@ -135,7 +135,7 @@ def test_the_network_masks_illegal_actions_and_fits_the_observation():
 
 def test_bad_config_values_are_clear_errors(capsys):
     for flag, value, words in [
-        ("--players", "[1, 4]", "players=[1, 4]"),
+        ("--num_players", "[1, 4]", "num_players=[1, 4]"),
         ("--opponents", "[bots]", "opponents=['bots']"),
         ("--reward", "points", "reward='points'"),
         ("--gamma", "1.5", "gamma=1.5"),
@@ -194,13 +194,15 @@ def test_gnome_train_dispatches_on_trainer_ginny_ppo(tmp_path):
 
 def test_the_shipped_policy_is_the_recipes_run_and_plays():
     """agents/policies/ginny_ppo is configs/ginny_ppo.yaml's run (all but output_dir)."""
-    from training.core.config import build_config
+    from training.core.config import build_config, from_mapping, to_dict
 
     assert (SHIPPED / "policy.pt").stat().st_size < 5 * 2**20
     data = read_checkpoint(SHIPPED / "policy.pt")
     recipe = build_config(GinnyPPOConfig, ROOT / "configs" / "ginny_ppo.yaml")
-    saved = build_config(GinnyPPOConfig, SHIPPED / "config.yaml")
-    trained = data["training"]["config"]
+    with pytest.warns(DeprecationWarning, match="now called 'num_players'"):
+        saved = build_config(GinnyPPOConfig, SHIPPED / "config.yaml")  # the old key: players
+    with pytest.warns(DeprecationWarning, match="now called 'num_players'"):
+        trained = to_dict(from_mapping(GinnyPPOConfig, data["training"]["config"], "checkpoint"))
     for name in GinnyPPOConfig.__dataclass_fields__:
         if name != "output_dir":
             assert getattr(recipe, name) == getattr(saved, name) == trained[name], name

@@ -14,7 +14,7 @@ from gnome_env.nerts import NertsConfig, NertsGame  # noqa: E402
 from gnome_env.nerts.information import NertsView  # noqa: E402
 from training.nerts.ppo import NertsPPOConfig, main, train  # noqa: E402
 
-SHORT = dict(num_envs=2, num_steps=16, total_steps=64, eval_games=0, players=[2, 3])
+SHORT = dict(num_envs=2, num_steps=16, total_steps=64, eval_games=0, num_players=[2, 3])
 
 
 def test_a_short_run_repeats_bit_for_bit_and_its_policy_plays(tmp_path):
@@ -47,7 +47,7 @@ def test_a_short_run_repeats_bit_for_bit_and_its_policy_plays(tmp_path):
 
 def test_bad_config_values_are_clear_errors(capsys):
     for flag, value, words in [
-        ("--players", "[1, 4]", "players=[1, 4]"),
+        ("--num_players", "[1, 4]", "num_players=[1, 4]"),
         ("--opponents", "bots", "opponents='bots'"),
         ("--gamma", "1.5", "gamma=1.5"),
         ("--num_envs", "0", "num_envs"),
@@ -70,15 +70,17 @@ def test_the_shipped_nerts_policy_is_the_recipes_run_and_plays():
     """agents/policies/nerts_ppo is configs/nerts_ppo.yaml's run (all but output_dir)."""
     from pathlib import Path
 
-    from training.core.config import build_config
+    from training.core.config import build_config, from_mapping, to_dict
 
     root = Path(__file__).resolve().parents[2]
     shipped = root / "agents" / "policies" / "nerts_ppo"
     assert (shipped / "policy.pt").stat().st_size < 10 * 2**20
     data = read_checkpoint(shipped / "policy.pt")
     recipe = build_config(NertsPPOConfig, root / "configs" / "nerts_ppo.yaml")
-    saved = build_config(NertsPPOConfig, shipped / "config.yaml")
-    trained = data["training"]["config"]
+    with pytest.warns(DeprecationWarning, match="now called 'num_players'"):
+        saved = build_config(NertsPPOConfig, shipped / "config.yaml")  # the old key: players
+    with pytest.warns(DeprecationWarning, match="now called 'num_players'"):
+        trained = to_dict(from_mapping(NertsPPOConfig, data["training"]["config"], "checkpoint"))
     for name in NertsPPOConfig.__dataclass_fields__:
         if name != "output_dir":
             assert getattr(recipe, name) == getattr(saved, name) == trained[name], name

@@ -18,8 +18,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import functools
 import types
 import typing
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -71,6 +73,53 @@ class ArgumentParser(argparse.ArgumentParser):
         if usage.count("\n") > 3:  # a long option list: point at --help instead
             usage = f"usage: {self.prog} [options]; {self.prog} --help lists them\n"
         self.exit(2, f"{usage}{self.prog}: error: {message}\n")
+
+
+def renamed_fields(**aliases: str) -> Any:
+    """Class decorator of a config dataclass: ``renamed_fields(players="num_players")`` lets
+    the old name ``players`` still be given -- to the constructor, in a YAML file, as
+    ``--players`` and in a saved config (a run directory's config.yaml, a checkpoint's
+    config dict) -- with a DeprecationWarning naming the new one; giving both is an error."""
+
+    def wrap(cls: type[C]) -> type[C]:
+        cls.__field_aliases__ = dict(aliases)  # type: ignore[attr-defined]
+        init = cls.__init__
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **resolve_aliases(cls, kwargs, cls.__name__))
+
+        cls.__init__ = __init__  # type: ignore[method-assign]
+        return cls
+
+    return wrap
+
+
+def field_aliases(cls: type) -> dict[str, str]:
+    """Old field name -> new field name of a config dataclass (:func:`renamed_fields`)."""
+    return dict(getattr(cls, "__field_aliases__", {}))
+
+
+def resolve_aliases(cls: type, data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """``data`` with the old field names of ``cls`` replaced by the new ones (one
+    DeprecationWarning per old name given); an old and its new name together are a
+    ConfigError."""
+    out = dict(data)
+    for old, new in field_aliases(cls).items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ConfigError(
+                f"{source}: both {old!r} and {new!r} are given; {old!r} is the old name of "
+                f"{new!r}: give only {new!r}"
+            )
+        warnings.warn(
+            f"{source}: the field {old!r} is deprecated; it is now called {new!r}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        out[new] = out.pop(old)
+    return out
 
 
 def _type_name(tp: Any) -> str:
@@ -138,8 +187,9 @@ def from_mapping(cls: type[C], data: Mapping[str, Any], source: str = "config") 
         raise ConfigError(f"{source} must be a mapping of field names to values, got {data!r}")
     types_ = field_types(cls)
     values: dict[str, Any] = {}
+    data = resolve_aliases(cls, {str(k).replace("-", "_"): v for k, v in data.items()}, source)
     for key, value in data.items():
-        name = str(key).replace("-", "_")
+        name = key
         if name not in types_:
             close = difflib.get_close_matches(name, types_, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -197,6 +247,15 @@ def add_field_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
             metavar="VALUE",
             help=f"{f.metadata.get('help', '')} (default: {default!r})".replace("%", "%%"),
         )
+    for old, new in field_aliases(cls).items():
+        flags = [f"--{old}"] + ([f"--{old.replace('_', '-')}"] if "_" in old else [])
+        group.add_argument(
+            *flags,
+            dest=f"field__{old}",
+            default=argparse.SUPPRESS,
+            metavar="VALUE",
+            help=f"deprecated: the old name of --{new}",
+        )
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -226,6 +285,8 @@ def resume_config(
     """The config a resumed run continues with: the ``saved`` fields with the command
     line's ``overrides``, which may only change the fields in ``overridable`` (any other
     override must equal the saved value, else a :class:`ConfigError` names them)."""
+    saved = resolve_aliases(cls, saved, source)
+    overrides = resolve_aliases(cls, overrides, "command line")
     bad = sorted(k for k in overrides if k not in overridable and overrides[k] != saved.get(k))
     if bad:
         raise ConfigError(
@@ -241,8 +302,10 @@ def build_config(
     """Defaults, then the YAML file at ``path`` (if any), then ``overrides``; validated."""
     data: dict[str, Any] = read_yaml(path) if path is not None else {}
     source = f"config file {str(path)!r}" if path is not None else "config"
+    data = resolve_aliases(cls, {str(k).replace("-", "_"): v for k, v in data.items()}, source)
     if overrides:
-        data = {**data, **{k.replace("-", "_"): v for k, v in overrides.items()}}
+        flags = {k.replace("-", "_"): v for k, v in overrides.items()}
+        data = {**data, **resolve_aliases(cls, flags, "command line")}
         source = "config (file + command-line overrides)" if path is not None else "overrides"
     return from_mapping(cls, data, source)
 

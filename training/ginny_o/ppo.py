@@ -9,8 +9,8 @@ turn-based game played as atomic steps needs:
 * **opponents**, cycled over the environments: ``random`` -- seat 0 is the learner and the
   other seats play uniformly random legal ids (the arena's ``random``); ``self`` -- every
   seat is the learner and every seat's decisions are trained on. Environment ``e`` has
-  ``players[e % len(players)]`` seats and opponents
-  ``opponents[(e // len(players)) % len(opponents)]``, so every pairing occurs;
+  ``num_players[e % len(num_players)]`` seats and opponents
+  ``opponents[(e // len(num_players)) % len(opponents)]``, so every pairing occurs;
 * **a turn is several steps of one seat, and rewards arrive late**: each (environment, seat)
   is one *stream* -- that seat's own decisions, in order, whoever acted in between. The
   reward of a decision is everything the env pays that seat from the decision up to the
@@ -67,10 +67,14 @@ from training.core.config import (
     check_at_least,
     overrides_from_args,
     read_yaml,
+    renamed_fields,
     resume_config,
     to_dict,
     to_yaml,
 )
+from training.core.ppo import gae_streams as stream_advantages
+from training.core.ppo import masked_entropy_mean, run_updates
+from training.core.ppo import ppo_update as core_update
 from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 
 OPPONENTS = ("random", "self")
@@ -82,6 +86,7 @@ RESUME_OVERRIDABLE = frozenset(
 )
 
 
+@renamed_fields(players="num_players")
 @dataclass
 class GinnyPPOConfig:
     """Settings of a Ginny-O PPO run (see the module docstring)."""
@@ -89,7 +94,7 @@ class GinnyPPOConfig:
     trainer: str = field(default="ginny_ppo", metadata={"help": "must be ginny_ppo"})
     seed: int = field(default=1, metadata={"help": "run seed (games, sampling, init, order)"})
     output_dir: str = field(default="runs/ginny_ppo", metadata={"help": "where policy.pt goes"})
-    players: list[int] = field(
+    num_players: list[int] = field(
         default_factory=lambda: [2, 4],
         metadata={"help": "player count of each env, cycled over the envs (2..4)"},
     )
@@ -130,8 +135,10 @@ class GinnyPPOConfig:
         """Raise ConfigError naming a bad field, its value and what is allowed."""
         if self.trainer != "ginny_ppo":
             raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be ginny_ppo")
-        if not self.players or any(not 2 <= p <= 4 for p in self.players):
-            raise ConfigError(f"players={self.players!r} is not allowed: a non-empty list of 2..4")
+        if not self.num_players or any(not 2 <= p <= 4 for p in self.num_players):
+            raise ConfigError(
+                f"num_players={self.num_players!r} is not allowed: a non-empty list of 2..4"
+            )
         if not self.opponents or any(o not in OPPONENTS for o in self.opponents):
             raise ConfigError(
                 f"opponents={self.opponents!r} is not allowed: a non-empty list of {OPPONENTS}"
@@ -180,12 +187,13 @@ class Tables:
 
         self.cfg = cfg
         self.envs = [
-            raw_env(players=cfg.players[e % len(cfg.players)], reward=cfg.reward)
+            raw_env(players=cfg.num_players[e % len(cfg.num_players)], reward=cfg.reward)
             for e in range(cfg.num_envs)
         ]
-        self.counts = [env.config.players for env in self.envs]
+        self.counts = [env.config.num_players for env in self.envs]
         self.opponents = [
-            cfg.opponents[(e // len(cfg.players)) % len(cfg.opponents)] for e in range(cfg.num_envs)
+            cfg.opponents[(e // len(cfg.num_players)) % len(cfg.opponents)]
+            for e in range(cfg.num_envs)
         ]
         #: learner[e][seat]: the network plays (and learns from) this seat
         self.learner = [
@@ -341,7 +349,8 @@ def train(
             counters["games"] += 1
             tables.new_game(e)
 
-    for update in range(first_update, updates):
+    def one_update(update: int) -> None:
+        nonlocal env_steps
         if cfg.anneal_lr:
             opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / updates)
         t_roll = time.perf_counter()
@@ -395,12 +404,12 @@ def train(
         }
         history.append(row)
         print(json.dumps(row), flush=True)
-        done_all = update + 1 == updates
-        if (update + 1) % cfg.checkpoint_interval == 0 or done_all:
-            save_checkpoint(update + 1)
-        if stop_after is not None and update + 1 >= stop_after and not done_all:
-            save_checkpoint(update + 1)
-            return {"stopped_after": update + 1}
+
+    stopped = run_updates(
+        first_update, updates, one_update, save_checkpoint, cfg.checkpoint_interval, stop_after
+    )
+    if stopped is not None:
+        return {"stopped_after": stopped}
     payload = snapshot(updates)
     write_checkpoint(payload, out / "policy.pt")
     summary: dict[str, Any] = {
@@ -416,42 +425,6 @@ def train(
     return summary
 
 
-def stream_advantages(
-    rew: np.ndarray,
-    val: np.ndarray,
-    done: np.ndarray,
-    seat: np.ndarray,
-    gamma: float,
-    lam: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """GAE along each (environment, seat) stream of a ``[T, E]`` rollout.
-
-    Row ``t`` of column ``e`` is one decision of seat ``seat[t, e]``; its successor is that
-    seat's next row in the column. A decision with ``done`` is terminal; the last decision
-    of a seat with no successor and no ``done`` is not valid (it bootstraps its
-    predecessor with its value). Returns ``(advantages, valid)``.
-    """
-    T, E = rew.shape
-    adv = np.zeros((T, E), np.float32)
-    valid = np.zeros((T, E), bool)
-    for e in range(E):
-        next_value: dict[int, float] = {}  # seat -> value of its successor decision
-        next_adv: dict[int, float] = {}
-        for t in reversed(range(T)):
-            s = int(seat[t, e])
-            if done[t, e]:
-                a = rew[t, e] - val[t, e]
-            elif s in next_value:
-                delta = rew[t, e] + gamma * next_value[s] - val[t, e]
-                a = delta + gamma * lam * next_adv[s]
-            else:  # open at the end of the rollout: bootstrap only
-                next_value[s], next_adv[s] = float(val[t, e]), 0.0
-                continue
-            adv[t, e], valid[t, e] = a, True
-            next_value[s], next_adv[s] = float(val[t, e]), float(a)
-    return adv, valid
-
-
 def ppo_update(
     net: Any,
     opt: Any,
@@ -465,47 +438,35 @@ def ppo_update(
     ret: np.ndarray,
     valid: np.ndarray,
 ) -> dict[str, float]:
-    """``update_epochs`` passes of clipped PPO over the valid rows; the mean losses,
-    entropy, approximate KL, clip fraction and the value's explained variance."""
+    """The core's PPO update over the valid rows; the mean losses, entropy, approximate
+    KL, clip fraction and the value's explained variance."""
     import torch
 
     idx_all = np.flatnonzero(valid)
+    rows = torch.as_tensor(idx_all)
     f_obs, f_mask = torch.as_tensor(obs), torch.as_tensor(mask)
-    f_act, f_logp = torch.as_tensor(act), torch.as_tensor(logp_old)
-    f_adv, f_ret = torch.as_tensor(adv), torch.as_tensor(ret)
-    mb = max(2, len(idx_all) // cfg.num_minibatches)
-    stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0, "clipfrac": 0.0}
-    n = 0
-    for _ in range(cfg.update_epochs):
-        order = idx_all[torch.randperm(len(idx_all), generator=gen).numpy()]
-        for s in range(0, len(order), mb):
-            idx = torch.as_tensor(order[s : s + mb])
-            if len(idx) < 2:
-                continue
-            logits, value = net(f_obs[idx], f_mask[idx])
-            logp = torch.log_softmax(logits, -1)
-            new_logp = logp.gather(1, f_act[idx, None]).squeeze(1)
-            entropy = -(logp.exp() * logp.masked_fill(~f_mask[idx], 0.0)).sum(-1).mean()
-            log_ratio = new_logp - f_logp[idx]
-            ratio = log_ratio.exp()
-            a = f_adv[idx]
-            a = (a - a.mean()) / (a.std() + 1e-8)
-            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef))
-            pg = pg.mean()
-            v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
-            loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
-            with torch.no_grad():
-                stats["kl"] += float(((ratio - 1) - log_ratio).mean())
-                stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip_coef).float().mean())
-            stats["pg"] += pg.item()
-            stats["v"] += v_loss.item()
-            stats["ent"] += entropy.item()
-            n += 1
-    out = {k: round(v / max(1, n), 5) for k, v in stats.items()}
+    data = {
+        "obs": f_obs[rows],
+        "masks": f_mask[rows],
+        "actions": torch.as_tensor(act)[rows],
+        "old_logp": torch.as_tensor(logp_old)[rows],
+        "advantages": torch.as_tensor(adv)[rows],
+        "returns": torch.as_tensor(ret)[rows],
+    }
+
+    def policy(b: dict[str, Any]) -> tuple[Any, Any]:
+        logits, value = net(b["obs"], b["masks"])
+        return torch.log_softmax(logits, -1), value
+
+    figures = core_update(
+        net, opt, data, policy, masked_entropy_mean,
+        lambda n: torch.randperm(n, generator=gen),
+        epochs=cfg.update_epochs, minibatch_size=max(2, len(idx_all) // cfg.num_minibatches),
+        clip_coef=cfg.clip_coef, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm, min_size=2,
+    )  # fmt: skip
+    names = {"pg": "pg", "v": "v", "ent": "ent", "kl": "kl", "clip": "clipfrac"}
+    out: dict[str, Any] = {name: round(figures[k], 5) for k, name in names.items()}
     y = ret[idx_all]
     with torch.no_grad():
         pred = np.concatenate(
@@ -559,11 +520,11 @@ def recent_figures(games: list[dict[str, Any]]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- evaluation
 def evaluate(path: Path | str, cfg: GinnyPPOConfig) -> list[dict[str, Any]]:
     """The policy (most likely action) against n-1 random and n-1 greedy at each player
-    count of ``cfg.players`` (the arena, ``cfg.eval_games`` games per row, ``eval_seed``)."""
+    count of ``cfg.num_players`` (the arena, ``cfg.eval_games`` games per row, ``eval_seed``)."""
     from agents.core.arena import run_arena
 
     rows = []
-    for n in sorted(set(cfg.players)):
+    for n in sorted(set(cfg.num_players)):
         for other in ("random", "greedy"):
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
             result = run_arena(
@@ -611,7 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval_policy",
         default=None,
         metavar="PATH",
-        help="no training: play the arena table (eval_games, eval_seed, players) for PATH",
+        help="no training: play the arena table (eval_games, eval_seed, num_players) for PATH",
     )
     parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     add_field_arguments(parser, GinnyPPOConfig)

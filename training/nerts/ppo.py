@@ -11,7 +11,7 @@ things a multi-agent simultaneous game needs:
   actions (only seat 0's transitions are trained on);
 * **action masks**: illegal logits are -1e9 (:class:`agents.nerts.learned.NertsPolicyNetwork`),
   so the sampled action is always legal and the entropy runs over legal actions;
-* **player counts**: environment ``e`` has ``players[e % len(players)]`` seats; the
+* **player counts**: environment ``e`` has ``num_players[e % len(num_players)]`` seats; the
   observation is the same size for every count, so one network serves them all.
 
 Episodes are hands (``episode="hand"``); a hand that ends at the step cap is treated as
@@ -42,15 +42,18 @@ import numpy as np
 from training.core.config import (
     ConfigError,
     check_at_least,
+    renamed_fields,
     to_dict,
     to_yaml,
 )
+from training.core.ppo import gae_columns, masked_entropy_mean, ppo_update
 from training.core.runs import config_from_command_line as run_command_line
 from training.core.runs import interrupted
 
 OPPONENTS = ("self", "random")
 
 
+@renamed_fields(players="num_players")
 @dataclass
 class NertsPPOConfig:
     """Settings of a Nerts PPO run (see the module docstring)."""
@@ -58,7 +61,7 @@ class NertsPPOConfig:
     trainer: str = field(default="nerts_ppo", metadata={"help": "must be nerts_ppo"})
     seed: int = field(default=1, metadata={"help": "run seed (envs, sampling, init, order)"})
     output_dir: str = field(default="runs/nerts_ppo", metadata={"help": "where policy.pt goes"})
-    players: list[int] = field(
+    num_players: list[int] = field(
         default_factory=lambda: [2, 4],
         metadata={"help": "player count of each env, cycled over the envs (2..6)"},
     )
@@ -92,8 +95,10 @@ class NertsPPOConfig:
         """Raise ConfigError naming a bad field, its value and what is allowed."""
         if self.trainer != "nerts_ppo":
             raise ConfigError(f"trainer={self.trainer!r} is not allowed here: must be nerts_ppo")
-        if not self.players or any(not 2 <= p <= 6 for p in self.players):
-            raise ConfigError(f"players={self.players!r} is not allowed: a non-empty list of 2..6")
+        if not self.num_players or any(not 2 <= p <= 6 for p in self.num_players):
+            raise ConfigError(
+                f"num_players={self.num_players!r} is not allowed: a non-empty list of 2..6"
+            )
         if self.opponents not in OPPONENTS:
             raise ConfigError(f"opponents={self.opponents!r} is not allowed: one of {OPPONENTS}")
         for name in ("num_envs", "num_steps", "total_steps", "max_steps_per_hand", "update_epochs"):
@@ -129,7 +134,8 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
     (out / "config.yaml").write_text(to_yaml(cfg))
     envs = [
         parallel_env(
-            players=cfg.players[e % len(cfg.players)], max_steps_per_hand=cfg.max_steps_per_hand
+            players=cfg.num_players[e % len(cfg.num_players)],
+            max_steps_per_hand=cfg.max_steps_per_hand,
         )
         for e in range(cfg.num_envs)
     ]
@@ -216,62 +222,14 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
         mask = np.stack([current[e][a]["action_mask"] for e, a in streams]).astype(bool)
         with torch.no_grad():
             _, next_value = net(torch.as_tensor(obs), torch.as_tensor(mask))
-        next_value = next_value.numpy()
-        adv = np.zeros((T, S), np.float32)
-        last = np.zeros(S, np.float32)
-        for t in reversed(range(T)):
-            nv = next_value if t == T - 1 else b_val[t + 1]
-            live = 1.0 - b_done[t]
-            delta = b_rew[t] + cfg.gamma * nv * live - b_val[t]
-            last = delta + cfg.gamma * cfg.gae_lambda * live * last
-            adv[t] = last
-        ret = adv + b_val
-        use = np.broadcast_to(learner, (T, S)).reshape(-1)
-        idx_all = np.flatnonzero(use)
-        f_obs = torch.as_tensor(b_obs.reshape(T * S, -1))
-        f_mask = torch.as_tensor(b_mask.reshape(T * S, -1))
-        f_act = torch.as_tensor(b_act.reshape(-1))
-        f_logp = torch.as_tensor(b_logp.reshape(-1))
-        f_adv = torch.as_tensor(adv.reshape(-1))
-        f_ret = torch.as_tensor(ret.reshape(-1))
-        mb = max(1, len(idx_all) // cfg.num_minibatches)
-        stats = {"pg": 0.0, "v": 0.0, "ent": 0.0, "kl": 0.0, "clipfrac": 0.0, "n": 0}
-        for _ in range(cfg.update_epochs):
-            order = idx_all[torch.randperm(len(idx_all), generator=gen).numpy()]
-            for s in range(0, len(order), mb):
-                idx = torch.as_tensor(order[s : s + mb])
-                logits, value = net(f_obs[idx], f_mask[idx])
-                logp = torch.log_softmax(logits, -1)
-                new_logp = logp.gather(1, f_act[idx, None]).squeeze(1)
-                p = logp.exp()
-                entropy = -(p * logp.masked_fill(~f_mask[idx], 0.0)).sum(-1).mean()
-                ratio = (new_logp - f_logp[idx]).exp()
-                a = f_adv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg = torch.max(
-                    -a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
-                ).mean()
-                v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
-                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                opt.step()
-                with torch.no_grad():
-                    lr = f_logp[idx] - new_logp
-                    stats["kl"] += float(((ratio - 1) - (-lr)).mean())
-                    stats["clipfrac"] += float(((ratio - 1).abs() > cfg.clip_coef).float().mean())
-                stats["pg"] += pg.item()
-                stats["v"] += v_loss.item()
-                stats["ent"] += entropy.item()
-                stats["n"] += 1
-        n = max(1, stats.pop("n"))
+        adv = gae_columns(b_rew, b_val, b_done, next_value.numpy(), cfg.gamma, cfg.gae_lambda)
+        stats = learn(net, opt, gen, cfg, b_obs, b_mask, b_act, b_logp, adv, adv + b_val, learner)
         recent = finished_hands[-50:]
         row = {
             "update": update + 1,
             "env_steps": env_steps,
             "seconds": round(time.perf_counter() - start, 1),
-            **{k: round(v / n, 5) for k, v in stats.items()},
+            **stats,
             "hands": len(finished_hands),
             "recent_seat0_score": round(float(np.mean([h["seat0"] for h in recent])), 2)
             if recent
@@ -304,12 +262,55 @@ def train(cfg: NertsPPOConfig) -> dict[str, Any]:
     return summary
 
 
+def learn(
+    net: Any,
+    opt: Any,
+    gen: Any,
+    cfg: NertsPPOConfig,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    act: np.ndarray,
+    logp: np.ndarray,
+    adv: np.ndarray,
+    ret: np.ndarray,
+    learner: np.ndarray,
+) -> dict[str, float]:
+    """The core's PPO update over the learner streams' rows of a ``[T, S]`` rollout; the
+    mean losses, entropy, approximate KL and clip fraction."""
+    import torch
+
+    T, S = act.shape
+    rows = torch.as_tensor(np.flatnonzero(np.broadcast_to(learner, (T, S)).reshape(-1)))
+    data = {
+        "obs": torch.as_tensor(obs.reshape(T * S, -1))[rows],
+        "masks": torch.as_tensor(mask.reshape(T * S, -1))[rows],
+        "actions": torch.as_tensor(act.reshape(-1))[rows],
+        "old_logp": torch.as_tensor(logp.reshape(-1))[rows],
+        "advantages": torch.as_tensor(adv.reshape(-1))[rows],
+        "returns": torch.as_tensor(ret.reshape(-1))[rows],
+    }
+
+    def policy(b: dict[str, Any]) -> tuple[Any, Any]:
+        logits, value = net(b["obs"], b["masks"])
+        return torch.log_softmax(logits, -1), value
+
+    figures = ppo_update(
+        net, opt, data, policy, masked_entropy_mean,
+        lambda n: torch.randperm(n, generator=gen),
+        epochs=cfg.update_epochs, minibatch_size=max(1, len(rows) // cfg.num_minibatches),
+        clip_coef=cfg.clip_coef, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+    )  # fmt: skip
+    names = {"pg": "pg", "v": "v", "ent": "ent", "kl": "kl", "clip": "clipfrac"}
+    return {name: round(figures[k], 5) for k, name in names.items()}
+
+
 def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
     """The policy against n-1 random and n-1 greedy at each player count (arena)."""
     from agents.core.arena import run_arena
 
     rows = []
-    for n in sorted(set(cfg.players)):
+    for n in sorted(set(cfg.num_players)):
         for other in ("random", "greedy"):
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
             rules = {"max_steps_per_hand": cfg.max_steps_per_hand, "max_hands": cfg.eval_max_hands}

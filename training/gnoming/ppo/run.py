@@ -26,6 +26,7 @@ from agents.gnoming.learned import (
 )
 from gnome_env.gnoming.config import MAX_PLAYERS, RulesConfig
 from training.core.config import ConfigError, to_dict, to_yaml
+from training.core.ppo import annealed_lr, run_updates
 from training.gnoming.ppo.config import PPOConfig
 from training.gnoming.ppo.evaluation import arena_table, evaluate, plot_learning_curve
 from training.gnoming.ppo.pretrain import pretrain
@@ -56,9 +57,12 @@ def train(
     report.announce()
 
     num_updates = cfg.num_updates
-    for update in range(run.update, num_updates):
+
+    def one_update(update: int) -> None:
         if cfg.anneal_lr:
-            run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - update / num_updates)
+            run.optimizer.param_groups[0]["lr"] = annealed_lr(
+                cfg.learning_rate, update, num_updates
+            )
         t_roll = time.perf_counter()
         run.net.eval()
         ro = play.collect(run.net)
@@ -76,14 +80,16 @@ def train(
         done_all = update + 1 == num_updates
         if cfg.eval_interval and (update + 1) % cfg.eval_interval == 0 and not done_all:
             report.evaluate(cfg.eval_games)
-        if (update + 1) % cfg.checkpoint_interval == 0 or done_all:
-            run.save(out / "checkpoint.pt", play)
         report.progress(figures)
-        if stop_after is not None and update + 1 >= stop_after and not done_all:
-            run.save(out / "checkpoint.pt", play)
-            report.close()
-            play.hints.close()
-            return {"stopped_after": update + 1}
+
+    stopped = run_updates(
+        run.update, num_updates, one_update, lambda _: run.save(out / "checkpoint.pt", play),
+        cfg.checkpoint_interval, stop_after,
+    )  # fmt: skip
+    if stopped is not None:
+        report.close()
+        play.hints.close()
+        return {"stopped_after": stopped}
     report.close_bar()
     play.hints.close()
     return finish(cfg, out, run, report)

@@ -11,6 +11,8 @@ import torch
 
 from agents.gnoming.learned import PolicyNetwork, TokenInputs, masked_entropy, masked_log_probs
 from gnome_env.gnoming.config import MAX_PLAYERS
+from training.core.ppo import gae_step
+from training.core.ppo import ppo_update as core_update
 from training.gnoming.ppo.config import PPOConfig
 from training.gnoming.ppo.selfplay import Rollout
 
@@ -46,12 +48,13 @@ def advantages(ro: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.nd
         s, p = ro.slot[i], ro.seat[i]
         v = ro.values[i].astype(np.float64)
         ok = known[s, p]
-        delta = acc[s, p] + gamma * next_value[s, p] - v
+        phi = nphi = None
         if ro.potentials is not None:
-            phi = ro.potentials[i].astype(np.float64)
-            delta = delta + gamma * next_phi[s, p] - phi
+            phi, nphi = ro.potentials[i].astype(np.float64), next_phi[s, p]
+        a = gae_step(acc[s, p], v, next_value[s, p], next_adv[s, p], 1.0, gamma, lam, phi, nphi)
+        a = np.where(ok, a, 0.0)
+        if phi is not None:
             next_phi[s, p] = phi
-        a = np.where(ok, delta + gamma * lam * next_adv[s, p], 0.0)
         adv[i], valid[i] = a, ok
         next_value[s, p] = v
         next_adv[s, p] = a
@@ -99,7 +102,7 @@ def ppo_update(
     # counts are a pure function of the tokens); each epoch puts it in its shuffled order
     # with one gather per tensor, and a minibatch is then a slice (a view, no copy): the same
     # rows, in the same order, as indexing every tensor per minibatch.
-    data: dict[str, torch.Tensor] = {
+    data: dict[str, Any] = {
         "masks": torch.from_numpy(ro.masks[idx]).to(device),
         "actions": torch.from_numpy(ro.actions[idx]).to(device),
         "old_logp": torch.from_numpy(ro.log_probs[idx]).to(device),
@@ -115,67 +118,37 @@ def ppo_update(
         feats = ro.feats.take(idx).to_torch(device)
     elif net.uses_features:
         data["tokens"] = tokens
+    if feats is not None:
+        data["feats"] = feats
+
+    def policy(b: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        if "feats" in b:
+            mb_feats = b["feats"]
+        elif net.uses_features:  # cache_features: false, the behaviour before issue #13
+            mb_feats = net.feature_arrays(b["tokens"].cpu().numpy(), b["masks"].cpu().numpy())
+        else:
+            mb_feats = None
+        logits, value = net.forward_inputs(TokenInputs(b["rows"], b["counts"]), mb_feats)
+        return masked_log_probs(logits, b["masks"]), value
+
     n = idx.size
-    figures: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "old_kl", "clip")}
-    for _epoch in range(cfg.update_epochs):
-        order = torch.from_numpy(rng.permutation(n)).to(device)
-        epoch = {k: v.index_select(0, order) for k, v in data.items()}
-        epoch_feats = None if feats is None else feats.take(order)
-        for start in range(0, n, cfg.minibatch_size):
-            mb = slice(start, start + cfg.minibatch_size)
-            masks = epoch["masks"][mb]
-            if feats is not None:
-                mb_feats = epoch_feats.take(mb)
-            elif net.uses_features:  # cache_features: false, the behaviour before issue #13
-                mb_feats = net.feature_arrays(
-                    epoch["tokens"][mb].cpu().numpy(), masks.cpu().numpy()
-                )
-            else:
-                mb_feats = None
-            logits, value = net.forward_inputs(
-                TokenInputs(epoch["rows"][mb], epoch["counts"][mb]), mb_feats
-            )
-            logp_all = masked_log_probs(logits, masks)
-            logp = logp_all.gather(1, epoch["actions"][mb][:, None])[:, 0]
-            log_ratio = logp - epoch["old_logp"][mb]
-            ratio = log_ratio.exp()
-            with torch.no_grad():
-                figures["old_kl"].append(float((-log_ratio).mean()))
-                figures["kl"].append(float(((ratio - 1) - log_ratio).mean()))
-                figures["clip"].append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
-            a = epoch["advantages"][mb]
-            if cfg.norm_adv and a.numel() > 1:
-                a = (a - a.mean()) / (a.std() + 1e-8)
-            pg_loss = torch.max(
-                -a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
-            ).mean()
-            old_values, returns = epoch["old_values"][mb], epoch["returns"][mb]
-            if cfg.clip_vloss:
-                v_clipped = old_values + (value - old_values).clamp(-cfg.clip_coef, cfg.clip_coef)
-                v_loss = 0.5 * torch.max((value - returns) ** 2, (v_clipped - returns) ** 2).mean()
-            else:
-                v_loss = 0.5 * ((value - returns) ** 2).mean()
-            entropy = masked_entropy(logp_all, masks).mean()
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm, foreach=True)
-            optimizer.step()
-            figures["pg"].append(float(pg_loss.detach()))
-            figures["v"].append(float(v_loss.detach()))
-            figures["ent"].append(float(entropy.detach()))
-        if cfg.target_kl is not None and figures["kl"][-1] > cfg.target_kl:
-            break
+    figures = core_update(
+        net, optimizer, data, policy, lambda lp, m: masked_entropy(lp, m).mean(),
+        lambda n: torch.from_numpy(rng.permutation(n)).to(device),
+        epochs=cfg.update_epochs, minibatch_size=cfg.minibatch_size, clip_coef=cfg.clip_coef,
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        norm_adv=cfg.norm_adv, clip_vloss=cfg.clip_vloss, target_kl=cfg.target_kl,
+    )  # fmt: skip
     old_values, returns = data["old_values"], data["returns"]
     y_pred, y_true = old_values.cpu().numpy(), returns.cpu().numpy()
     var_y = float(np.var(y_true))
     return {
-        "losses/policy_loss": float(np.mean(figures["pg"])),
-        "losses/value_loss": float(np.mean(figures["v"])),
-        "losses/entropy": float(np.mean(figures["ent"])),
-        "losses/approx_kl": float(np.mean(figures["kl"])),
-        "losses/old_approx_kl": float(np.mean(figures["old_kl"])),
-        "losses/clipfrac": float(np.mean(figures["clip"])),
+        "losses/policy_loss": figures["pg"],
+        "losses/value_loss": figures["v"],
+        "losses/entropy": figures["ent"],
+        "losses/approx_kl": figures["kl"],
+        "losses/old_approx_kl": figures["old_kl"],
+        "losses/clipfrac": figures["clip"],
         "losses/explained_variance": float("nan")
         if var_y == 0
         else 1.0 - float(np.var(y_true - y_pred)) / var_y,
