@@ -71,7 +71,7 @@ def test_a_short_run_repeats_bit_for_bit_and_its_policy_plays(tmp_path):
     _plays_legal_moves(f"ppo:{path}", 3, 5, 40)
     _plays_legal_moves(f"ppo-sample:{path}", 2, 6, 40)
     agent = GinnyPolicyAgent(path)
-    game = GinnyGame(GinnyConfig(players=2), 5)
+    game = GinnyGame(GinnyConfig(num_players=2), 5)
     p = agent.distribution(GinnyView.from_game(game, game.current))
     assert abs(p.sum() - 1) < 1e-6
     assert set(np.flatnonzero(p)) <= set(GinnyView.from_game(game, game.current).legal_actions)
@@ -137,7 +137,8 @@ def test_bad_config_values_are_clear_errors(capsys):
     for flag, value, words in [
         ("--num_players", "[1, 4]", "num_players=[1, 4]"),
         ("--opponents", "[bots]", "opponents=['bots']"),
-        ("--reward", "points", "reward='points'"),
+        ("--reward_mode", "points", "reward_mode='points'"),
+        ("--reward", "points", "reward_mode='points'"),  # the old name still works
         ("--gamma", "1.5", "gamma=1.5"),
         ("--num_envs", "0", "num_envs"),
     ]:
@@ -147,7 +148,7 @@ def test_bad_config_values_are_clear_errors(capsys):
 
 
 def test_a_damaged_or_foreign_checkpoint_is_a_clear_error(tmp_path):
-    config = GinnyConfig(players=2)
+    config = GinnyConfig(num_players=2)
     bad = tmp_path / "policy.pt"
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="cannot be read as a torch checkpoint"):

@@ -14,8 +14,8 @@ turn-based game played as atomic steps needs:
 * **a turn is several steps of one seat, and rewards arrive late**: each (environment, seat)
   is one *stream* -- that seat's own decisions, in order, whoever acted in between. The
   reward of a decision is everything the env pays that seat from the decision up to the
-  seat's next one (with ``reward: score`` the end of its own turn pays its points, the
-  opponents' turns pay minus theirs; with ``reward: rank`` only the game's end pays). GAE
+  seat's next one (with ``reward_mode: score`` the end of its own turn pays its points, the
+  opponents' turns pay minus theirs; with ``reward_mode: rank`` only the game's end pays). GAE
   runs along each stream (``gamma``, ``gae_lambda`` per decision); a decision that ends the
   seat's game is terminal. A seat's last decision of a rollout whose game is still going is
   not trained on (its return is not known yet): it only bootstraps the one before it.
@@ -24,7 +24,7 @@ turn-based game played as atomic steps needs:
 * **action masks**: illegal logits are -1e9, so a sampled action is always legal and the
   entropy runs over legal actions only.
 
-``reward`` is the env's option: ``score`` (dense, zero-sum: own points minus the opponents'
+``reward_mode`` is the env's option: ``score`` (dense, zero-sum: own points minus the opponents'
 mean per turn, / 100, rack penalties at the end; over a game it sums to the final score
 margin) or ``rank`` (terminal, zero-sum, +-1 for a 2-player win or loss). The shipped
 baseline uses ``score``: it learned faster than ``rank`` in the comparison of
@@ -86,7 +86,7 @@ RESUME_OVERRIDABLE = frozenset(
 )
 
 
-@renamed_fields(players="num_players")
+@renamed_fields(players="num_players", reward="reward_mode")
 @dataclass
 class GinnyPPOConfig:
     """Settings of a Ginny-O PPO run (see the module docstring)."""
@@ -102,7 +102,9 @@ class GinnyPPOConfig:
         default_factory=lambda: ["random"],
         metadata={"help": "random or self per env, cycled over the envs (see docstring)"},
     )
-    reward: str = field(default="score", metadata={"help": "the env's reward: score or rank"})
+    reward_mode: str = field(
+        default="score", metadata={"help": "the env's reward_mode: score or rank"}
+    )
     num_envs: int = field(default=8, metadata={"help": "environments stepped side by side"})
     num_steps: int = field(default=64, metadata={"help": "learner decisions per env per update"})
     total_steps: int = field(default=200_000, metadata={"help": "learner decisions in all"})
@@ -143,8 +145,8 @@ class GinnyPPOConfig:
             raise ConfigError(
                 f"opponents={self.opponents!r} is not allowed: a non-empty list of {OPPONENTS}"
             )
-        if self.reward not in REWARDS:
-            raise ConfigError(f"reward={self.reward!r} is not allowed: one of {REWARDS}")
+        if self.reward_mode not in REWARDS:
+            raise ConfigError(f"reward_mode={self.reward_mode!r} is not allowed: one of {REWARDS}")
         for name in ("num_envs", "num_steps", "total_steps", "update_epochs", "num_minibatches"):
             check_at_least(name, getattr(self, name), 1)
         for name in ("torch_threads", "workers", "checkpoint_interval", "channels", "embedding"):
@@ -187,7 +189,10 @@ class Tables:
 
         self.cfg = cfg
         self.envs = [
-            raw_env(players=cfg.num_players[e % len(cfg.num_players)], reward=cfg.reward)
+            raw_env(
+                num_players=cfg.num_players[e % len(cfg.num_players)],
+                reward_mode=cfg.reward_mode,
+            )
             for e in range(cfg.num_envs)
         ]
         self.counts = [env.config.num_players for env in self.envs]
