@@ -251,22 +251,9 @@ def _known_specs_text(names: list[str]) -> str:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``gnome`` command."""
-    from gnome_env import __version__
-
-    parser = ArgumentParser(
-        prog="gnome",
-        description="Card games as reinforcement-learning environments: "
-        + ", ".join(s.title for s in games())
-        + ". Every command that plays a game takes --game NAME.",
-        epilog=_games_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"gnome {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_demo(sub: Any) -> None:
+    """``gnome demo``: one game of bots, printed."""
     every = list(game_names())
-    playable = _playable()
     demo = sub.add_parser(
         "demo",
         help="play one game of bots and print it",
@@ -279,6 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None, help="game seed (default: a fresh one)")
     _add_game_only_options(demo, "demo")
     demo.set_defaults(func=_demo, parser=demo)
+
+
+def _add_play(sub: Any) -> None:
+    """``gnome play``: one game at one seat in the terminal."""
+    every = list(game_names())
+    playable = _playable()
     play = sub.add_parser(
         "play",
         help="play one game in the terminal against agent opponents",
@@ -301,6 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_game_only_options(play, "play")
     play.set_defaults(func=_play, parser=play)
+
+
+def _add_eval(sub: Any) -> None:
+    """``gnome eval``: the arena."""
+    every = list(game_names())
     ev = sub.add_parser(
         "eval",
         help="arena: play a lineup of agents over many games and report win rates and ratings",
@@ -343,6 +341,25 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     _add_game_only_options(ev, "eval")
     ev.set_defaults(func=_eval, parser=ev)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``gnome`` command."""
+    from gnome_env import __version__
+
+    parser = ArgumentParser(
+        prog="gnome",
+        description="Card games as reinforcement-learning environments: "
+        + ", ".join(s.title for s in games())
+        + ". Every command that plays a game takes --game NAME.",
+        epilog=_games_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gnome {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_demo(sub)
+    _add_play(sub)
+    _add_eval(sub)
     sub.add_parser(
         "train",
         add_help=False,
