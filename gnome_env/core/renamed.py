@@ -91,3 +91,16 @@ def renamed_fields(**renames: str) -> Callable[[type[T]], type[T]]:
         return cls
 
     return decorate
+
+
+#: The env keywords renamed by the one vocabulary (Nerts and Ginny-O envs).
+ENV_KEYWORDS = {"players": "num_players", "reward": "reward_mode"}
+
+
+def env_keywords(
+    owner: str, rules: Mapping[str, Any], num_players: Any, reward_mode: Any
+) -> tuple[Any, Any, dict[str, Any]]:
+    """``(num_players, reward_mode, other rules)`` of an env's keywords, the old spellings
+    (:data:`ENV_KEYWORDS`) taken with a warning."""
+    rest = rename_keys(owner, rules, ENV_KEYWORDS)
+    return rest.pop("num_players", num_players), rest.pop("reward_mode", reward_mode), rest

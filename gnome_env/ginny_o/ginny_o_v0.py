@@ -189,7 +189,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gnome_env.core import rng
-from gnome_env.core.renamed import old_property, rename_keys
+from gnome_env.core.renamed import env_keywords, old_property
 from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.cards import NUM_KINDS
@@ -309,11 +309,9 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         # the old keyword spellings (players=, reward=) still work, warning once
-        rules = rename_keys(
-            type(self).__name__, rules, {"players": "num_players", "reward": "reward_mode"}
+        num_players, reward_mode, rules = env_keywords(
+            type(self).__name__, rules, num_players, reward_mode
         )
-        reward_mode = rules.pop("reward_mode", reward_mode)
-        num_players = rules.pop("num_players", num_players)
         self.config = GinnyConfig.from_dict({"num_players": num_players, **rules})
         self.reward_mode = _check_choice("reward_mode", reward_mode, REWARDS)
         self.render_mode = _check_choice("render_mode", render_mode, (None, *RENDER_MODES))

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from gnome_env.core.renamed import old_method, old_property
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.cards import card_token, parse_card, parse_layout
 from gnome_env.gnoming.config import RulesConfig
@@ -202,10 +201,10 @@ class KernelRulesGame:
     """
 
     # The old spellings (before one vocabulary for every engine): warn once.
-    apply = old_method("step", "apply", "KernelRulesGame")
-    is_over = old_property("game_over", "is_over", "KernelRulesGame")
-
-    # Game's views of its own fields: no rules in them, so the kernel fields can use them.
+    # Game's views of its own fields: no rules in them, so the kernel fields can use them;
+    # and Game's old spellings (apply, is_over), which warn once and call step / game_over.
+    apply = Game.apply
+    is_over = Game.is_over
     visible_layout = Game.visible_layout
     card_count = Game.card_count
     render = Game.render

@@ -230,7 +230,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
 from gnome_env.core import rng
-from gnome_env.core.renamed import old_property, rename_keys
+from gnome_env.core.renamed import env_keywords, old_property
 from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
@@ -296,11 +296,9 @@ class NertsParallelEnv(ParallelEnv):
         **rules: Any,
     ) -> None:
         # the old keyword spellings (players=, reward=) still work, warning once
-        rules = rename_keys(
-            type(self).__name__, rules, {"players": "num_players", "reward": "reward_mode"}
+        num_players, reward_mode, rules = env_keywords(
+            type(self).__name__, rules, num_players, reward_mode
         )
-        reward_mode = rules.pop("reward_mode", reward_mode)
-        num_players = rules.pop("num_players", num_players)
         self.config = NertsConfig.from_dict({"num_players": num_players, **rules})
         self.reward_mode = _check_choice("reward_mode", reward_mode, REWARDS)
         self.episode = _check_choice("episode", episode, EPISODES)
