@@ -18,7 +18,7 @@ import random
 import time
 
 from gnome_env.gnoming import Game, RulesConfig
-from training.app.benchmark import engine_games  # the legal_mask loop, shared with gnome bench
+from training.gnoming.bench import engine_games  # the legal_mask loop, shared with gnome bench
 
 
 def run_list_api(config: RulesConfig, seconds: float, seed: int) -> tuple[int, int, float]:

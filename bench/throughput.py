@@ -1,4 +1,4 @@
-"""Throughput benchmark script: the same as ``gnome bench`` (see training/app/benchmark.py).
+"""Throughput benchmark script: the same as ``gnome bench`` (see training/gnoming/bench.py).
 
 Usage: python bench/throughput.py [--seconds 3] [--players 5] [--batches 1 64 1024 4096]
                                   [--no-references] [--json PATH]

@@ -19,5 +19,6 @@ MOVED: dict[str, str] = {
     "training.config": "training.core.config",
     "training.nerts_ppo": "training.nerts.ppo",
     "training.ginny_ppo": "training.ginny_o.ppo",
+    "training.app.benchmark": "training.gnoming.bench",
 }
 _moved.install(MOVED)

@@ -20,6 +20,7 @@ SPEC = GameSpec(
     arena="agents.ginny_o.arena:GINNY_ARENA",
     trainers={"ginny_ppo": "training.ginny_o.ppo:main"},
     commands={
+        "bench": "training.ginny_o.bench:main",
         "options": "agents.ginny_o.cli:OPTIONS",
         "config": "agents.ginny_o.cli:config",
         "demo": "agents.ginny_o.cli:demo",

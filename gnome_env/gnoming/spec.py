@@ -30,6 +30,7 @@ SPEC = GameSpec(
         "search_distill": "training.gnoming.search_distill:main",
     },
     commands={
+        "bench": "training.gnoming.bench:main",
         "options": "agents.gnoming.cli:OPTIONS",
         "config": "agents.gnoming.cli:config",
         "demo": "agents.gnoming.cli:demo",

@@ -23,6 +23,7 @@ SPEC = GameSpec(
     arena="agents.nerts.arena:NERTS_ARENA",
     trainers={"nerts_ppo": "training.nerts.ppo:main"},
     commands={
+        "bench": "training.nerts.bench:main",
         "options": "agents.nerts.cli:OPTIONS",
         "config": "agents.nerts.cli:config",
         "demo": "agents.nerts.cli:demo",

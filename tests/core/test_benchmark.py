@@ -1,4 +1,4 @@
-"""The throughput benchmark (training/app/benchmark.py, ``gnome bench``): its parts are sound.
+"""The throughput benchmark (training/gnoming/bench.py, ``gnome bench``): its parts are sound.
 
 No speed is asserted here (shared machines are noisy); these tests check that the
 reference env is a valid AEC env, that the sampler only draws legal actions, and that the
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 
-from training.app.benchmark import FloorEnv, random_legal_actions, wrapped_floor
 from training.app.cli import main
+from training.gnoming.bench import FloorEnv, random_legal_actions, wrapped_floor
 
 
 @pytest.mark.parametrize("wrapped", [False, True])

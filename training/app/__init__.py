@@ -1,5 +1,5 @@
 """The application layer: the ``gnome`` command line (:mod:`training.app.cli`: train, eval,
 play, demo, bench) and the throughput benchmark behind ``gnome bench``
-(:mod:`training.app.benchmark`). It sits on top of everything else -- gnome_env, agents
+(:mod:`training.gnoming.bench`). It sits on top of everything else -- gnome_env, agents
 and the training code -- and nothing else in the project imports it.
 """

@@ -12,6 +12,7 @@ from typing import Any
 
 from gnome_env.core.spec import GameSpec
 from gnome_env.registry import game_names, games, get_game
+from training.app.bench_cmd import run_bench
 from training.app.train_cmd import DISTILL_TRAINER, _config_trainer, run_train, trainers
 from training.core.config import ArgumentParser
 
@@ -372,10 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the {DISTILL_TRAINER} trainer (gnome distill --config configs/qdistill.yaml; "
         "gnome distill --help for every option)",
     )
-    from training.app import benchmark, games_cmd, replay_cmd
+    sub.add_parser(
+        "bench",
+        add_help=False,
+        help="speed benchmark of one game (gnome bench --game NAME --help for its options)",
+    )
+    from training.app import games_cmd, replay_cmd
 
     games_cmd.add_parser(sub)
-    benchmark.add_parser(sub)
     replay_cmd.add_parser(sub)
     return parser
 
@@ -407,6 +412,8 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # each trainer has its own parser (one option per config field)
         return run_train(argv[1:])
+    if argv[:1] == ["bench"]:  # each game's benchmark has its own parser
+        return run_bench(argv[1:])
     if argv[:1] == ["distill"]:  # as train: its own parser
         spec, _ = trainers()[DISTILL_TRAINER]
         return spec.load("trainers", DISTILL_TRAINER)(argv[1:])

@@ -415,42 +415,39 @@ def _bench(args: Any) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> Any:
-    """``gnome bench``: its seat counts are those of the registry's first game."""
-    from gnome_env.registry import games
-
-    first = games()[0]
-    bench = sub.add_parser(
-        "bench",
-        help="throughput of the engine, the AEC envs and the vector engine vs references",
-        description=f"Measure, in one run and with one random-legal-action loop, {first.title}'s "
-        "engine, env() and raw_env(), PettingZoo's connect_four_v3 and texas_holdem_v4, a "
-        "do-nothing AEC env of our sizes (bare and wrapped) and the vector engine; print ratios.",
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """``gnome bench --game gnoming`` (the default game of ``gnome bench``)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Measure, in one run and with one random-legal-action loop, Gnoming A "
+        "Round's engine, env() and raw_env(), PettingZoo's connect_four_v3 and texas_holdem_v4, "
+        "a do-nothing AEC env of our sizes (bare and wrapped) and the vector engine; print "
+        "ratios.",
     )
-    bench.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
-    seats = first.seat_range
-    bench.add_argument(
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per figure (default 3)")
+    parser.add_argument(
         "--num-players",
         "--players",
         dest="players",
         type=int,
-        default=first.default_players,
-        choices=seats,
-        metavar=f"{{{seats[0]}..{seats[-1]}}}",
+        default=5,
+        choices=range(3, 8),
+        metavar="{3..7}",
     )
-    bench.add_argument(
+    parser.add_argument(
         "--batches",
         type=int,
         nargs="*",
         default=[1, 64, 1024, 4096],
         help="vector engine batch sizes (default 1 64 1024 4096; none to skip)",
     )
-    bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument(
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
         "--no-references", action="store_true", help="skip connect_four_v3 and texas_holdem_v4"
     )
-    bench.add_argument(
+    parser.add_argument(
         "--json", default=None, metavar="PATH", help="also write the figures as JSON"
     )
-    bench.set_defaults(func=_bench, parser=bench)
-    return bench
+    args = parser.parse_args(argv)
+    args.parser = parser
+    return _bench(args)

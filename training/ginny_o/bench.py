@@ -1,0 +1,218 @@
+"""Ginny-O speed: the move generator, the G29b dead-board check and whole games (not a test --
+prints figures).
+
+Usage: gnome bench --game ginny_o [--positions 40] [--games 20] [--seed 0] [--json]
+(or ``python bench/ginny_speed.py`` with the same options)
+
+In one run and one process:
+
+* **positions**: random games (2-4 players, a placement-biased random player) stopped at
+  their 10th, 40th and 70th turn, so boards go from sparse to crowded (the table reports
+  the mean number of tiles on the board);
+* **generator** (:func:`gnome_env.ginny_o.movegen.generate`) on the acting seat's full rack
+  (8 tiles): time per call -- the cost of one decision point, since the mask trie is built
+  from one call -- and placements/s;
+* **reference**: the brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` and the
+  generator on the same positions with the rack cut to its first 3 tiles, jokers removed
+  (the reference is exponential in the rack size): the ratio is the generator's speed-up;
+* **dead check** (G29b, box not empty): ``generate(..., unplayed tiles, max_tiles=8,
+  limit=1)`` -- the early exit -- against the same call without the limit (every placement
+  from the whole unplayed multiset, up to 8 tiles), capped at 10 positions;
+* **games**: whole 2- and 4-player games of uniformly random and placement-biased players
+  through the engine, turns/s and decisions/s.
+
+The machines are shared and noisy: compare the ratios of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+from gnome_env.ginny_o import GinnyConfig, GinnyGame
+from gnome_env.ginny_o import bruteforce as bf
+from gnome_env.ginny_o.cards import JOKER
+from gnome_env.ginny_o.movegen import generate, rack_counts
+
+
+def random_action(game: GinnyGame, gen: np.random.Generator, biased: bool) -> int:
+    legal = game.legal_actions()
+    plays = [a for a in legal if a <= 1852]
+    pool = plays if biased and plays and gen.random() < 0.9 else legal
+    return int(pool[gen.integers(len(pool))])
+
+
+def positions(count: int, seed: int) -> list[GinnyGame]:
+    """``count`` positions at turns 10, 40 and 70 (cycled) of placement-biased random games."""
+    gen = np.random.default_rng(seed)
+    out = []
+    i = 0
+    while len(out) < count:
+        target = (10, 40, 70)[i % 3]
+        game = GinnyGame(GinnyConfig(num_players=2 + i % 3), int(gen.integers(2**62)))
+        while not game.game_over and game.turn < target:
+            game.step(random_action(game, gen, True))
+        i += 1
+        if not game.game_over and game.phase == "choose":
+            out.append(game)
+    return out
+
+
+def timed(fn, *args, **kw) -> tuple[Any, float]:
+    t = time.perf_counter()
+    result = fn(*args, **kw)
+    return result, time.perf_counter() - t
+
+
+def bench_generator(games: list[GinnyGame]) -> dict[str, Any]:
+    rows = []
+    for g in games:
+        counts = rack_counts([t for t in g.slots if t >= 0])
+        plays, dt = timed(generate, g.board, counts)
+        rows.append((g.board.count, len(plays), dt))
+    total_p = sum(r[1] for r in rows)
+    total_t = sum(r[2] for r in rows)
+    crowded = [r for r in rows if r[0] >= 40]
+    return {
+        "positions": len(rows),
+        "mean_board_tiles": statistics.mean(r[0] for r in rows),
+        "mean_ms_per_call": 1000 * total_t / len(rows),
+        "max_ms_per_call": 1000 * max(r[2] for r in rows),
+        "placements_per_s": total_p / total_t,
+        "mean_placements": total_p / len(rows),
+        "crowded_positions": len(crowded),
+        "crowded_mean_ms": 1000 * statistics.mean(r[2] for r in crowded) if crowded else None,
+    }
+
+
+def bench_reference(games: list[GinnyGame]) -> dict[str, Any]:
+    fast_t = ref_t = 0.0
+    agree = 0
+    for g in games:
+        rack = [t for t in g.slots if 0 <= t != JOKER][:3]
+        fast, dt = timed(generate, g.board, rack_counts(rack), max_tiles=3)
+        ref, rt = timed(
+            bf.brute_force_placements, g.board.card, g.board.joker, g.board.region, rack
+        )
+        fast_t += dt
+        ref_t += rt
+        agree += {p.tiles: p.score for p in fast} == ref
+    return {
+        "positions": len(games),
+        "generator_ms": 1000 * fast_t / len(games),
+        "reference_ms": 1000 * ref_t / len(games),
+        "speedup": ref_t / fast_t,
+        "agreeing_positions": agree,
+    }
+
+
+def bench_dead(games: list[GinnyGame]) -> dict[str, Any]:
+    early = full = 0.0
+    found = 0
+    sample = games[:10]
+    for g in sample:
+        unplayed = list(g.box) + [t for r in g.racks for t in r]
+        counts = rack_counts(unplayed)
+        _one, dt = timed(generate, g.board, counts, max_tiles=8, limit=1)
+        every, ft = timed(generate, g.board, counts, max_tiles=8)
+        early += dt
+        full += ft
+        found += len(every)
+    return {
+        "positions": len(sample),
+        "early_exit_ms": 1000 * early / len(sample),
+        "without_limit_ms": 1000 * full / len(sample),
+        "mean_placements_without_limit": found / len(sample),
+        "ratio": full / early,
+    }
+
+
+def bench_games(count: int, seed: int) -> list[dict[str, Any]]:
+    out = []
+    for players in (2, 4):
+        for biased in (False, True):
+            gen = np.random.default_rng(seed)
+            turns = decisions = 0
+            t = time.perf_counter()
+            for _ in range(count):
+                game = GinnyGame(GinnyConfig(num_players=players), int(gen.integers(2**62)))
+                while not game.game_over:
+                    game.step(random_action(game, gen, biased))
+                    decisions += 1
+                turns += game.turn
+            dt = time.perf_counter() - t
+            out.append(
+                {
+                    "players": players,
+                    "player": "placement-biased" if biased else "uniform",
+                    "games": count,
+                    "turns_per_game": turns / count,
+                    "turns_per_s": turns / dt,
+                    "decisions_per_s": decisions / dt,
+                }
+            )
+    return out
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the benchmark and print it (or JSON): ``gnome bench --game ginny_o``."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    parser.add_argument("--positions", type=int, default=30, help="positions to time (>= 3)")
+    parser.add_argument("--games", type=int, default=10, help="games per game row (>= 1)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.positions < 3 or args.games < 1:
+        parser.error("--positions must be >= 3 and --games >= 1")
+    games = positions(args.positions, args.seed)
+    result = {
+        "machine": f"{platform.machine()} {platform.python_implementation()} "
+        f"{platform.python_version()}",
+        "generator": bench_generator(games),
+        "reference": bench_reference(games),
+        "dead_check": bench_dead(games),
+        "games": bench_games(args.games, args.seed),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    g, r, d = result["generator"], result["reference"], result["dead_check"]
+    print(f"Ginny-O speed on {result['machine']} (one core; compare ratios of one run)")
+    print(
+        f"generator, full rack: {g['positions']} positions, mean {g['mean_board_tiles']:.0f} "
+        f"tiles on the board: {g['mean_ms_per_call']:.2f} ms/decision point (max "
+        f"{g['max_ms_per_call']:.1f}), {g['mean_placements']:.0f} placements, "
+        f"{g['placements_per_s']:,.0f} placements/s"
+    )
+    if g["crowded_mean_ms"] is not None:
+        print(
+            f"  crowded boards (>= 40 tiles): {g['crowded_positions']} positions, "
+            f"{g['crowded_mean_ms']:.2f} ms/decision point"
+        )
+    print(
+        f"reference (3-tile racks, no jokers): brute force {r['reference_ms']:.1f} ms, "
+        f"generator {r['generator_ms']:.3f} ms: x{r['speedup']:,.0f}; "
+        f"{r['agreeing_positions']}/{r['positions']} positions agree exactly"
+    )
+    print(
+        f"dead check (G29b, box not empty): early exit {d['early_exit_ms']:.2f} ms vs "
+        f"{d['without_limit_ms']:.1f} ms listing all {d['mean_placements_without_limit']:,.0f} "
+        f"placements: x{d['ratio']:,.0f}"
+    )
+    for row in result["games"]:
+        print(
+            f"games, {row['players']} players, {row['player']}: {row['turns_per_game']:.0f} "
+            f"turns/game, {row['turns_per_s']:.0f} turns/s, {row['decisions_per_s']:.0f} "
+            "decisions/s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
