@@ -26,8 +26,8 @@ from agents.gnoming.learned import (
 )
 from gnome_env.gnoming.config import MAX_PLAYERS, RulesConfig
 from training.core.checkpoints import CHECKPOINT, restore, save_checkpoint
-from training.core.config import ConfigError, to_dict, to_yaml
-from training.core.ppo import annealed_lr, run_updates
+from training.core.config import ConfigError, to_dict
+from training.core.ppo import annealed_lr, begin_run, run_updates
 from training.gnoming.ppo.config import PPOConfig
 from training.gnoming.ppo.evaluation import arena_table, evaluate, plot_learning_curve
 from training.gnoming.ppo.pretrain import pretrain
@@ -43,11 +43,7 @@ def train(
     ``stop_after`` stops after that many updates in total, writing a checkpoint and nothing
     else, as if the run had been killed right after a checkpoint (``--resume`` continues).
     """
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
+    out = begin_run(cfg)
     run = Run.start(cfg, resume_from)
     report = Reporter(out, run)
     if resume_from is None:
