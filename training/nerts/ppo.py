@@ -19,7 +19,13 @@ ended (no bootstrap), like CleanRL's time-limit handling. Rewards are the env's
 ``relative`` rewards (zero-sum, summing over a hand to the score difference, RULES-nerts.md
 RL notes). Every random draw comes from explicit generators seeded from ``seed`` (the
 environments' resets, the action sampling, minibatch order, the init), so a run with one
-torch thread on CPU repeats exactly.
+torch thread on CPU repeats exactly. The rollout collection is this file's env adapter
+(:class:`Rollouts`); the update, GAE, the run loop and the checkpoints are the core's
+(``training/core/ppo.py``, ``training/core/checkpoints.py``). Every ``checkpoint_interval``
+updates and at the end ``checkpoint.pt`` is written (atomically): weights, optimizer,
+generator states, counters, log, and the hands in progress as (hand seed, joint actions so
+far) -- the env replays them on ``--resume DIR``, which continues the run exactly as if it
+had not stopped (``--stop_after N`` stops after update N, as if killed there).
 
 At the end the final policy (its most likely action) plays the arena (``agents.gnoming.arena``,
 ``game="nerts"``) against n-1 ``random`` and n-1 ``greedy`` at each player count -- one-hand
