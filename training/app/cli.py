@@ -251,6 +251,52 @@ def _known_specs_text(names: list[str]) -> str:
     )
 
 
+def _add_eval_parser(sub: Any, every: list[str]) -> None:
+    """``gnome eval``: the arena's options."""
+    ev = sub.add_parser(
+        "eval",
+        help="arena: play a lineup of agents over many games and report win rates and ratings",
+        description="Evaluate a lineup of agents (one per seat). Each deal is played once per "
+        "seat rotation with the same cards, so every entry plays every seat equally often; "
+        "--games is rounded up to a multiple of the seat count. Reports win rate with a 95% "
+        "CI, mean round score, mean total, mean rank and an OpenSkill rating (docs/arena.md).",
+    )
+    _add_game_option(ev, every)
+    _add_players_option(ev, "eval")
+    ev.add_argument(
+        "--lineup",
+        required=True,
+        help="one agent spec for every seat, or exactly one per seat, comma-separated, e.g. "
+        f"expert,greedy,greedy,random,random; {_known_specs_text(every)}",
+    )
+    ev.add_argument("--games", type=int, default=1000, help="games to play, >= 1 (default 1000)")
+    ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
+    ev.add_argument(
+        "--workers", type=int, default=1, help="parallel worker processes, >= 1 (default 1)"
+    )
+    ev.add_argument(
+        "--backend",
+        default="loky",
+        choices=["loky", "ray", "dask"],
+        help="where the deals run (joblib backends): loky = local processes (default); ray = a "
+        "Ray cluster (pip install -e '.[rllib]'); dask = a Dask cluster "
+        "(pip install -e '.[dask]'). Every backend gives the same results for the same seed",
+    )
+    ev.add_argument(
+        "--address",
+        default=None,
+        help="cluster to join: for ray, a Ray address ('auto': the cluster this machine "
+        "belongs to; default: RAY_ADDRESS or a local Ray); for dask, a scheduler address "
+        "(default: a local cluster of --workers processes)",
+    )
+    ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
+    ev.add_argument("--plot", default=None, metavar="PATH", help="write a win-rate plot (PNG)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _add_game_only_options(ev, "eval")
+    ev.set_defaults(func=_eval, parser=ev)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``gnome`` command."""
     from gnome_env import __version__
@@ -301,48 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_game_only_options(play, "play")
     play.set_defaults(func=_play, parser=play)
-    ev = sub.add_parser(
-        "eval",
-        help="arena: play a lineup of agents over many games and report win rates and ratings",
-        description="Evaluate a lineup of agents (one per seat). Each deal is played once per "
-        "seat rotation with the same cards, so every entry plays every seat equally often; "
-        "--games is rounded up to a multiple of the seat count. Reports win rate with a 95% "
-        "CI, mean round score, mean total, mean rank and an OpenSkill rating (docs/arena.md).",
-    )
-    _add_game_option(ev, every)
-    _add_players_option(ev, "eval")
-    ev.add_argument(
-        "--lineup",
-        required=True,
-        help="one agent spec for every seat, or exactly one per seat, comma-separated, e.g. "
-        f"expert,greedy,greedy,random,random; {_known_specs_text(every)}",
-    )
-    ev.add_argument("--games", type=int, default=1000, help="games to play, >= 1 (default 1000)")
-    ev.add_argument("--seed", type=int, default=0, help="run seed (deals and agents; default 0)")
-    ev.add_argument(
-        "--workers", type=int, default=1, help="parallel worker processes, >= 1 (default 1)"
-    )
-    ev.add_argument(
-        "--backend",
-        default="loky",
-        choices=["loky", "ray", "dask"],
-        help="where the deals run (joblib backends): loky = local processes (default); ray = a "
-        "Ray cluster (pip install -e '.[rllib]'); dask = a Dask cluster "
-        "(pip install -e '.[dask]'). Every backend gives the same results for the same seed",
-    )
-    ev.add_argument(
-        "--address",
-        default=None,
-        help="cluster to join: for ray, a Ray address ('auto': the cluster this machine "
-        "belongs to; default: RAY_ADDRESS or a local Ray); for dask, a scheduler address "
-        "(default: a local cluster of --workers processes)",
-    )
-    ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
-    ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
-    ev.add_argument("--plot", default=None, metavar="PATH", help="write a win-rate plot (PNG)")
-    ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    _add_game_only_options(ev, "eval")
-    ev.set_defaults(func=_eval, parser=ev)
+    _add_eval_parser(sub, every)
     sub.add_parser(
         "train",
         add_help=False,

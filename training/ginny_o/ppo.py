@@ -607,6 +607,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     overrides = overrides_from_args(args)
     try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.resume:
             # a --config (which is how ``gnome train`` finds this trainer) must agree with
             # the saved config, as command-line overrides must
@@ -617,8 +619,6 @@ def main(argv: list[str] | None = None) -> int:
             cfg, data = build_config(GinnyPPOConfig, args.config, overrides), None
             if args.eval_policy is None:
                 check_new_run(cfg.output_dir, args.overwrite)
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.eval_policy is not None:
             from agents.ginny_o.learned import read_checkpoint
 

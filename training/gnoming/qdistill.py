@@ -342,6 +342,53 @@ def load_data(cfg: QDistillConfig) -> tuple[dict[str, np.ndarray], dict[str, np.
     return join(train), join(held)
 
 
+def targets(cfg: QDistillConfig, data: dict[str, np.ndarray]) -> tuple[Any, Any]:
+    """The regression goals of the non-Expert legal moves (their clipped measured advantage,
+    scaled, minus the margin) and which entries count."""
+    import torch
+
+    adv = data["adv"].astype(np.float64)
+    use = ~np.isnan(adv)
+    use[np.arange(len(adv)), data["expert"]] = False
+    goal = cfg.scale * (np.maximum(np.nan_to_num(adv, nan=0.0), -cfg.clip) - cfg.margin)
+    return torch.as_tensor(goal, dtype=torch.float32), torch.as_tensor(use)
+
+
+def regression_loss(logits: Any, exp: Any, gl: Any, us: Any) -> Any:
+    """The mean squared error of each move's logit over Expert's against its goal."""
+    diff = logits - logits.gather(1, exp[:, None])
+    err = (diff - gl) ** 2 * us
+    return err.sum() / us.sum().clamp(min=1)
+
+
+def holdout_figures(
+    net: Any, cfg: QDistillConfig, held: dict[str, np.ndarray], held_feats: Any
+) -> dict[str, float]:
+    """The held-out loss, how often the network leaves Expert's move and what it gains."""
+    import torch
+
+    if held_feats is None:
+        return {}
+    hg, hu = targets(cfg, held)
+    ht, he = torch.as_tensor(held["tokens"]), torch.as_tensor(held["expert"])
+    with torch.no_grad():  # one forward pass gives both the loss and the choices
+        logits, _ = net.forward_tokens(ht, None, held_feats)
+        loss = float(regression_loss(logits, he, hg, hu))
+        masked = logits.masked_fill(~torch.as_tensor(held["masks"]), -1e9)
+        choice = masked.argmax(1).numpy()
+    adv = np.nan_to_num(held["adv"], nan=-1e9)
+    deviate = choice != held["expert"]
+    gain = adv[np.arange(len(adv)), choice]  # measured advantage of the choice
+    return {
+        "holdout_loss": loss,
+        "holdout_deviation_rate": float(deviate.mean()),
+        "holdout_measured_gain_per_position": float(gain.mean()),
+        "holdout_measured_gain_when_deviating": float(gain[deviate].mean())
+        if deviate.any()
+        else 0.0,
+    }
+
+
 def fit(cfg: QDistillConfig) -> dict[str, Any]:
     """Train the network on the chunks and write ``policy.pt``; returns the summary."""
     import torch
@@ -361,50 +408,19 @@ def fit(cfg: QDistillConfig) -> dict[str, Any]:
     if len(held["tokens"]):
         held_feats = net.feature_arrays(held["tokens"], held["masks"], hint=held["expert"])
 
-    def targets(data: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
-        adv = data["adv"].astype(np.float64)
-        use = ~np.isnan(adv)
-        use[np.arange(len(adv)), data["expert"]] = False
-        goal = cfg.scale * (np.maximum(np.nan_to_num(adv, nan=0.0), -cfg.clip) - cfg.margin)
-        return torch.as_tensor(goal, dtype=torch.float32), torch.as_tensor(use)
-
-    goal, use = targets(train)
+    goal, use = targets(cfg, train)
     tokens = torch.as_tensor(train["tokens"])
     expert = torch.as_tensor(train["expert"])
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     gen = torch.Generator().manual_seed(cfg.seed + 1)
     n = len(tokens)
 
-    def regression_loss(logits, exp, gl, us) -> torch.Tensor:
-        diff = logits - logits.gather(1, exp[:, None])
-        err = (diff - gl) ** 2 * us
-        return err.sum() / us.sum().clamp(min=1)
-
     def loss_of(idx: torch.Tensor, f, tok, exp, gl, us) -> torch.Tensor:
         logits, _ = net.forward_tokens(tok[idx], None, f.take(idx.numpy()))
         return regression_loss(logits, exp[idx], gl[idx], us[idx])
 
     def evaluate_holdout() -> dict[str, float]:
-        if held_feats is None:
-            return {}
-        hg, hu = targets(held)
-        ht, he = torch.as_tensor(held["tokens"]), torch.as_tensor(held["expert"])
-        with torch.no_grad():  # one forward pass gives both the loss and the choices
-            logits, _ = net.forward_tokens(ht, None, held_feats)
-            loss = float(regression_loss(logits, he, hg, hu))
-            masked = logits.masked_fill(~torch.as_tensor(held["masks"]), -1e9)
-            choice = masked.argmax(1).numpy()
-        adv = np.nan_to_num(held["adv"], nan=-1e9)
-        deviate = choice != held["expert"]
-        gain = adv[np.arange(len(adv)), choice]  # measured advantage of the choice
-        return {
-            "holdout_loss": loss,
-            "holdout_deviation_rate": float(deviate.mean()),
-            "holdout_measured_gain_per_position": float(gain.mean()),
-            "holdout_measured_gain_when_deviating": float(gain[deviate].mean())
-            if deviate.any()
-            else 0.0,
-        }
+        return holdout_figures(net, cfg, held, held_feats)
 
     history = []
     best: tuple[float, int, dict[str, torch.Tensor]] | None = None

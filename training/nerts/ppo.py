@@ -489,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     overrides = overrides_from_args(args)
     try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.resume:  # a --config (how gnome train finds this trainer) must agree
             file_values = read_yaml(args.config) if args.config else {}
             file_values.pop("output_dir", None)
@@ -496,8 +498,6 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg, data = build_config(NertsPPOConfig, args.config, overrides), None
             check_new_run(cfg.output_dir, args.overwrite)
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         print(f"gnome train: error: {err}", file=sys.stderr)
         return 2

@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     overrides = overrides_from_args(args)
     try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.resume:
             if args.config:
                 parser.error("--resume uses the run's saved config; do not pass --config")
@@ -82,8 +84,6 @@ def main(argv: list[str] | None = None) -> int:
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
                 load_init_policy(cfg, RulesConfig())
         resolve_device(cfg.device)  # a CUDA device that is not there
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         parser.exit(2, f"gnome train: error: {err}\n")
     if not args.config and not args.resume:
