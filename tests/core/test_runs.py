@@ -20,7 +20,7 @@ TRAINERS = {
     "ppo": ("training.gnoming.ppo.command", "train", "checkpoint"),
     "qdistill": ("training.gnoming.qdistill", "run_stages", "chunks"),
     "search_distill": ("training.gnoming.search_distill", "run_stages", "chunks"),
-    "nerts_ppo": ("training.nerts.ppo", "train", "none"),
+    "nerts_ppo": ("training.nerts.ppo", "train", "checkpoint"),
     "ginny_ppo": ("training.ginny_o.ppo", "train", "checkpoint"),
 }
 
@@ -86,8 +86,7 @@ def test_a_new_run_into_a_run_is_refused_unless_overwrite(trainer, tmp_path, mon
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "already holds a run" in err
     assert "another --output_dir" in err and "--overwrite" in err
-    if trainer != "nerts_ppo":  # the others can continue a run
-        assert f"--resume {run}" in err
+    assert f"--resume {run}" in err  # every trainer can continue a run
     assert (run / "policy.pt").read_bytes() == b"old" and not ran
     _run(["train", "--config", str(cfg), "--overwrite"])
     assert ran and not (run / "policy.pt").exists()

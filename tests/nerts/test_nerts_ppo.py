@@ -45,6 +45,44 @@ def test_a_short_run_repeats_bit_for_bit_and_its_policy_plays(tmp_path):
     assert abs(p.sum() - 1) < 1e-5
 
 
+def test_resume_continues_the_run_exactly(tmp_path, capsys):
+    """A run of 4 updates equals a run stopped after 2 (checkpoint.pt: weights, optimizer,
+    both generators, the hands in progress as seed + joint actions, replayed) and resumed
+    for 2 more: the same final weights and log. Hands of at most 20 steps, so some end
+    before the stop and one is in progress at it."""
+    cfg = dict(SHORT, total_steps=128, max_steps_per_hand=20, checkpoint_interval=1)
+    train(NertsPPOConfig(output_dir=str(tmp_path / "whole"), **cfg))
+    assert (tmp_path / "whole" / "checkpoint.pt").is_file()  # also at the end
+    stopped = train(NertsPPOConfig(output_dir=str(tmp_path / "part"), **cfg), stop_after=2)
+    assert stopped == {"stopped_after": 2}
+    assert not (tmp_path / "part" / "policy.pt").exists()
+    saved = torch.load(tmp_path / "part" / "checkpoint.pt", weights_only=True)["training"]
+    assert saved["updates"] == 2 and any(saved["played"])  # a hand in progress
+    assert main(["--resume", str(tmp_path / "part")]) == 0
+    whole = read_checkpoint(tmp_path / "whole" / "policy.pt")
+    part = read_checkpoint(tmp_path / "part" / "policy.pt")
+    assert all(
+        torch.equal(whole["state_dict"][k], part["state_dict"][k]) for k in whole["state_dict"]
+    )
+    assert part["training"]["env_steps"] == whole["training"]["env_steps"] == 128
+    a = json.loads((tmp_path / "whole" / "summary.json").read_text())["history"]
+    b = json.loads((tmp_path / "part" / "summary.json").read_text())["history"]
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in a] == [
+        {k: v for k, v in r.items() if k != "seconds"} for r in b
+    ]
+    assert a[-1]["hands"] > 0
+    # a resume may not change what the run is, and needs a training checkpoint
+    capsys.readouterr()
+    assert main(["--resume", str(tmp_path / "part"), "--seed", "5"]) == 2
+    assert "cannot change: seed" in capsys.readouterr().err
+    assert main(["--resume", str(tmp_path / "whole" / "policy.pt")]) == 2
+    assert "holds a policy only" in capsys.readouterr().err
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "checkpoint.pt").write_bytes(b"PK\x03\x04 not really a zip")
+    assert main(["--resume", str(tmp_path / "bad")]) == 2
+    assert "cannot be read as a torch checkpoint" in capsys.readouterr().err
+
+
 def test_bad_config_values_are_clear_errors(capsys):
     for flag, value, words in [
         ("--num_players", "[1, 4]", "num_players=[1, 4]"),

@@ -11,6 +11,7 @@ the bit (``tests/core/test_trainer_digests.py``, ``tests/gnoming/test_ppo.py``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -189,6 +190,21 @@ def masked_entropy_mean(log_probs: Any, mask: Any) -> Any:
 
 
 # ---------------------------------------------------------------------- the run loop
+def begin_run(cfg: Any) -> Path:
+    """A run's start: ``cfg.torch_threads`` torch threads (where set), the output directory
+    made and ``config.yaml`` written there; returns the directory."""
+    from training.core.config import to_yaml
+
+    if getattr(cfg, "torch_threads", None):
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
+    return out
+
+
 def run_updates(
     first: int,
     total: int,

@@ -49,7 +49,6 @@ lists every field. ``--eval_policy PATH`` plays only the arena table for a saved
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -59,6 +58,8 @@ from typing import Any
 
 import numpy as np
 
+from training.core.checkpoints import CHECKPOINT, restore, save_checkpoint
+from training.core.checkpoints import load_resume as core_load_resume
 from training.core.config import (
     ArgumentParser,
     ConfigError,
@@ -68,12 +69,10 @@ from training.core.config import (
     overrides_from_args,
     read_yaml,
     renamed_fields,
-    resume_config,
     to_dict,
-    to_yaml,
 )
+from training.core.ppo import annealed_lr, begin_run, masked_entropy_mean, run_updates
 from training.core.ppo import gae_streams as stream_advantages
-from training.core.ppo import masked_entropy_mean, run_updates
 from training.core.ppo import ppo_update as core_update
 from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 
@@ -247,7 +246,115 @@ def random_legal(mask: np.ndarray, gen: np.random.Generator) -> int:
     return int(legal[gen.integers(len(legal))])
 
 
+class Rollouts:
+    """The env adapter: the games (:class:`Tables`) played into a ``[T, E]`` rollout of
+    learner decisions -- row ``t`` of column ``e`` is one decision of seat ``seat[t, e]`` of
+    environment ``e`` (its observation, mask, action, log-probability, value), and its reward
+    is what the env pays that seat up to its next decision (``done``: the decision ended the
+    seat's game). Opponent seats play uniformly random legal ids in between."""
+
+    def __init__(self, cfg: GinnyPPOConfig, obs_size: int, n_actions: int) -> None:
+        self.cfg = cfg
+        self.tables = Tables(cfg)
+        T, E = cfg.num_steps, cfg.num_envs
+        self.obs = np.zeros((T, E, obs_size), np.float32)
+        self.mask = np.zeros((T, E, n_actions), bool)
+        self.act = np.zeros((T, E), np.int64)
+        self.logp = np.zeros((T, E), np.float32)
+        self.val = np.zeros((T, E), np.float32)
+        self.rew = np.zeros((T, E), np.float32)
+        self.done = np.zeros((T, E), bool)  # the decision ended its seat's game
+        self.seat = np.zeros((T, E), np.int64)
+        # open_row[e][seat]: rollout row of that seat's latest decision whose reward is
+        # still being summed (-1: none in this rollout)
+        self.open_row = [[-1] * n for n in self.tables.counts]
+        self.finished: list[dict[str, Any]] = []  # the latest RECENT_GAMES training games
+        self.games = 0
+        self.env_steps = 0
+
+    def new_games(self) -> None:
+        """Start every environment's first game."""
+        for e in range(self.cfg.num_envs):
+            self.tables.new_game(e)
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the rollouts: the games and the log of finished ones."""
+        return {
+            "tables": self.tables.state(),
+            "finished": json.dumps(self.finished),
+            "games": self.games,
+        }
+
+    def load_state(self, training: dict[str, Any]) -> None:
+        """Replay the saved games; take back the counters and the log."""
+        self.tables.load_state(training["tables"])
+        self.env_steps = int(training["env_steps"])
+        self.finished = json.loads(training["finished"])
+        self.games = int(training["games"])
+
+    def step_env(self, e: int, action: int) -> None:
+        """Step environment ``e``; pay the rewards into the open rows; restart a game over."""
+        env, open_row = self.tables.envs[e], self.open_row[e]
+        env.step(action)
+        for seat, agent in enumerate(env.possible_agents):
+            row = open_row[seat]
+            if row >= 0:
+                self.rew[row, e] += env.rewards.get(agent, 0.0)
+        game = env.game
+        if game.game_over:
+            for seat, row in enumerate(open_row):
+                if row >= 0:
+                    self.done[row, e] = True
+                    open_row[seat] = -1
+            t = self.tables
+            self.finished.append(game_summary(game, t.learner[e], t.opponents[e]))
+            del self.finished[:-RECENT_GAMES]
+            self.games += 1
+            t.new_game(e)
+
+    def collect(self, net: Any, act_rng: np.random.Generator) -> None:
+        """Fill the rollout: ``num_steps`` learner decisions in every environment (the
+        network samples by Gumbel-max from ``act_rng``, never torch's global generator)."""
+        import torch
+
+        tables, envs = self.tables, self.tables.envs
+        E = self.cfg.num_envs
+        for rows in self.open_row:
+            rows[:] = [-1] * len(rows)
+        self.rew[:] = 0.0
+        self.done[:] = False
+        for t in range(self.cfg.num_steps):
+            for e in range(E):  # opponents act until a learner seat is to act
+                while not tables.learner[e][tables.acting(e)]:
+                    seat = tables.acting(e)
+                    mask = envs[e].observe(envs[e].possible_agents[seat])["action_mask"]
+                    self.step_env(e, random_legal(mask, act_rng))
+            for e in range(E):
+                seat = tables.acting(e)
+                o = envs[e].observe(envs[e].possible_agents[seat])
+                self.obs[t, e] = o["observation"]
+                self.mask[t, e] = o["action_mask"].astype(bool)
+                self.seat[t, e] = seat
+            with torch.no_grad():
+                logits, value = net(torch.as_tensor(self.obs[t]), torch.as_tensor(self.mask[t]))
+                logp_all = torch.log_softmax(logits, -1).numpy()
+            u = act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)
+            actions = np.where(self.mask[t], logp_all - np.log(-np.log(u)), -np.inf).argmax(1)
+            self.act[t] = actions
+            self.logp[t] = logp_all[np.arange(E), actions]
+            self.val[t] = value.numpy()
+            for e in range(E):
+                self.open_row[e][self.seat[t, e]] = t
+                self.step_env(e, int(actions[e]))
+            self.env_steps += E
+
+
 # ---------------------------------------------------------------------- training
+#: What a Ginny-O training checkpoint's ``training`` dict holds besides config and optimizer.
+RESUME_KEYS = ("updates", "env_steps", "seconds", "torch_generator", "act_rng", "tables")
+RESUME_KEYS += ("history", "finished", "games")
+
+
 def train(
     cfg: GinnyPPOConfig, resume_from: dict[str, Any] | None = None, stop_after: int | None = None
 ) -> dict[str, Any]:
@@ -256,171 +363,69 @@ def train(
     all (a checkpoint is written, nothing else), as if the run were killed there."""
     import torch
 
-    from agents.ginny_o.learned import (
-        GinnyPolicyNetwork,
-        checkpoint_payload,
-        write_checkpoint,
-    )
+    from agents.ginny_o.learned import GinnyPolicyNetwork, checkpoint_payload, write_checkpoint
     from gnome_env.ginny_o.config import GinnyConfig
 
-    torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
-    tables = Tables(cfg)
-    envs, learner = tables.envs, tables.learner
-    E, T = cfg.num_envs, cfg.num_steps
+    out = begin_run(cfg)
     gen = torch.Generator().manual_seed(cfg.seed)
     net = GinnyPolicyNetwork(cfg.hidden, channels=cfg.channels, embedding=cfg.embedding)
     net.reset_parameters(gen)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     act_rng = np.random.default_rng([cfg.seed, 1])  # learner and opponents' actions
-    first_update, env_steps, elapsed = 0, 0, 0.0
-    history: list[dict[str, Any]] = []
-    finished: list[dict[str, Any]] = []  # the latest RECENT_GAMES training games
-    counters = {"games": 0}
+    rngs = {"torch_generator": gen, "act_rng": act_rng}
+    play = Rollouts(cfg, net.observation_size, net.num_actions)
+    first_update, elapsed, history = 0, 0.0, []
     if resume_from is None:
-        for e in range(E):
-            tables.new_game(e)
+        play.new_games()
     else:
-        t = resume_from["training"]
-        net.load_state_dict(resume_from["state_dict"])
-        opt.load_state_dict(t["optimizer"])
-        gen.set_state(t["torch_generator"])
-        act_rng.bit_generator.state = t["act_rng"]
-        tables.load_state(t["tables"])
-        first_update, env_steps = int(t["updates"]), int(t["env_steps"])
-        elapsed = float(t["seconds"])
-        history, finished = json.loads(t["history"]), json.loads(t["finished"])
-        counters["games"] = int(t["games"])
-
-    obs_size, n_actions = net.observation_size, net.num_actions
-    b_obs = np.zeros((T, E, obs_size), np.float32)
-    b_mask = np.zeros((T, E, n_actions), bool)
-    b_act = np.zeros((T, E), np.int64)
-    b_logp = np.zeros((T, E), np.float32)
-    b_val = np.zeros((T, E), np.float32)
-    b_rew = np.zeros((T, E), np.float32)
-    b_done = np.zeros((T, E), bool)  # the decision ended its seat's game
-    b_seat = np.zeros((T, E), np.int64)
-    updates = cfg.num_updates
-    start = time.perf_counter()
+        t = restore(resume_from, net, opt, rngs)
+        play.load_state(t)
+        first_update, elapsed = int(t["updates"]), float(t["seconds"])
+        history = json.loads(t["history"])
+    updates, start = cfg.num_updates, time.perf_counter()
 
     def seconds() -> float:
         return round(elapsed + time.perf_counter() - start, 1)
 
-    def snapshot(updates_done: int) -> dict[str, Any]:
-        training = {
-            "config": to_dict(cfg),
-            "updates": updates_done,
-            "env_steps": env_steps,
-            "seconds": seconds(),
-        }
-        return checkpoint_payload(net, GinnyConfig(), training)
+    def counters(updates_done: int) -> dict[str, Any]:
+        return {"updates": updates_done, "env_steps": play.env_steps, "seconds": seconds()}
 
-    def save_checkpoint(updates_done: int) -> None:
-        payload = snapshot(updates_done)
-        payload["training"].update(
-            optimizer=opt.state_dict(),
-            torch_generator=gen.get_state(),
-            act_rng=act_rng.bit_generator.state,
-            tables=tables.state(),
-            history=json.dumps(history),
-            finished=json.dumps(finished),
-            games=counters["games"],
-        )
-        write_checkpoint(payload, out / "checkpoint.pt")
-
-    # open_row[e][seat]: rollout row of that seat's latest decision whose reward is still
-    # being summed (-1: none in this rollout)
-    open_row = [[-1] * n for n in tables.counts]
-
-    def step_env(e: int, action: int) -> None:
-        """Step environment ``e``; pay the rewards into the open rows; restart a game over."""
-        env = envs[e]
-        env.step(action)
-        for seat, agent in enumerate(env.possible_agents):
-            row = open_row[e][seat]
-            if row >= 0:
-                b_rew[row, e] += env.rewards.get(agent, 0.0)
-        game = env.game
-        if game.game_over:
-            for seat, row in enumerate(open_row[e]):
-                if row >= 0:
-                    b_done[row, e] = True
-                    open_row[e][seat] = -1
-            finished.append(game_summary(game, learner[e], tables.opponents[e]))
-            del finished[:-RECENT_GAMES]
-            counters["games"] += 1
-            tables.new_game(e)
+    def checkpoint(updates_done: int) -> None:  # the core's training checkpoint
+        save_checkpoint(
+            out / CHECKPOINT, checkpoint_payload(net, GinnyConfig(), {}), config=cfg,
+            optimizer=opt, counters=counters(updates_done), rngs=rngs,
+            extras={**play.state(), "history": json.dumps(history)},
+        )  # fmt: skip
 
     def one_update(update: int) -> None:
-        nonlocal env_steps
         if cfg.anneal_lr:
-            opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / updates)
+            opt.param_groups[0]["lr"] = annealed_lr(cfg.learning_rate, update, updates)
         t_roll = time.perf_counter()
-        for rows in open_row:
-            rows[:] = [-1] * len(rows)
-        b_rew[:] = 0.0
-        b_done[:] = False
-        for t in range(T):
-            for e in range(E):  # opponents act until a learner seat is to act
-                while not learner[e][tables.acting(e)]:
-                    seat = tables.acting(e)
-                    mask = envs[e].observe(envs[e].possible_agents[seat])["action_mask"]
-                    step_env(e, random_legal(mask, act_rng))
-            for e in range(E):
-                seat = tables.acting(e)
-                o = envs[e].observe(envs[e].possible_agents[seat])
-                b_obs[t, e] = o["observation"]
-                b_mask[t, e] = o["action_mask"].astype(bool)
-                b_seat[t, e] = seat
-            with torch.no_grad():
-                logits, value = net(torch.as_tensor(b_obs[t]), torch.as_tensor(b_mask[t]))
-                logp_all = torch.log_softmax(logits, -1).numpy()
-            # Gumbel-max sampling from our own generator (never torch's global one)
-            u = act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)
-            actions = np.where(b_mask[t], logp_all - np.log(-np.log(u)), -np.inf).argmax(1)
-            b_act[t] = actions
-            b_logp[t] = logp_all[np.arange(E), actions]
-            b_val[t] = value.numpy()
-            for e in range(E):
-                open_row[e][b_seat[t, e]] = t
-                step_env(e, int(actions[e]))
-            env_steps += E
-        adv, valid = stream_advantages(b_rew, b_val, b_done, b_seat, cfg.gamma, cfg.gae_lambda)
-        ret = adv + b_val
+        play.collect(net, act_rng)
+        p = play
+        adv, valid = stream_advantages(p.rew, p.val, p.done, p.seat, cfg.gamma, cfg.gae_lambda)
         t_upd = time.perf_counter()
-        stats = ppo_update(
-            net, opt, gen, cfg,
-            b_obs.reshape(T * E, -1), b_mask.reshape(T * E, -1), b_act.reshape(-1),
-            b_logp.reshape(-1), adv.reshape(-1), ret.reshape(-1), valid.reshape(-1),
+        stats = ppo_update(net, opt, gen, cfg, p, adv, adv + p.val, valid)
+        history.append(
+            {"update": update + 1, "env_steps": p.env_steps, "seconds": seconds(),
+             "rollout_s": round(t_upd - t_roll, 2),
+             "update_s": round(time.perf_counter() - t_upd, 2),
+             "lr": opt.param_groups[0]["lr"], **stats, "games": p.games,
+             **recent_figures(p.finished)}
         )  # fmt: skip
-        row = {
-            "update": update + 1,
-            "env_steps": env_steps,
-            "seconds": seconds(),
-            "rollout_s": round(t_upd - t_roll, 2),
-            "update_s": round(time.perf_counter() - t_upd, 2),
-            "lr": opt.param_groups[0]["lr"],
-            **stats,
-            "games": counters["games"],
-            **recent_figures(finished),
-        }
-        history.append(row)
-        print(json.dumps(row), flush=True)
+        print(json.dumps(history[-1]), flush=True)
 
     stopped = run_updates(
-        first_update, updates, one_update, save_checkpoint, cfg.checkpoint_interval, stop_after
+        first_update, updates, one_update, checkpoint, cfg.checkpoint_interval, stop_after
     )
     if stopped is not None:
         return {"stopped_after": stopped}
-    payload = snapshot(updates)
-    write_checkpoint(payload, out / "policy.pt")
+    training = {"config": to_dict(cfg), **counters(updates)}
+    write_checkpoint(checkpoint_payload(net, GinnyConfig(), training), out / "policy.pt")
     summary: dict[str, Any] = {
         "config": to_dict(cfg),
-        "env_steps": env_steps,
-        "games": counters["games"],
+        "env_steps": play.env_steps,
+        "games": play.games,
         "seconds": seconds(),
         "history": history,
     }
@@ -435,18 +440,19 @@ def ppo_update(
     opt: Any,
     gen: Any,
     cfg: GinnyPPOConfig,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    act: np.ndarray,
-    logp_old: np.ndarray,
+    rollout: Rollouts,
     adv: np.ndarray,
     ret: np.ndarray,
     valid: np.ndarray,
 ) -> dict[str, float]:
-    """The core's PPO update over the valid rows; the mean losses, entropy, approximate
-    KL, clip fraction and the value's explained variance."""
+    """The core's PPO update over the rollout's valid rows; the mean losses, entropy,
+    approximate KL, clip fraction and the value's explained variance."""
     import torch
 
+    T, E = rollout.act.shape
+    obs, mask = rollout.obs.reshape(T * E, -1), rollout.mask.reshape(T * E, -1)
+    act, logp_old = rollout.act.reshape(-1), rollout.logp.reshape(-1)
+    adv, ret, valid = adv.reshape(-1), ret.reshape(-1), valid.reshape(-1)
     idx_all = np.flatnonzero(valid)
     rows = torch.as_tensor(idx_all)
     f_obs, f_mask = torch.as_tensor(obs), torch.as_tensor(mask)
@@ -585,23 +591,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[GinnyPPOConfig, dict]:
-    """The config and checkpoint to continue the run in ``directory`` (errors: ValueError)."""
+    """The config and checkpoint to continue the run in ``directory`` (the core's
+    :func:`training.core.checkpoints.load_resume`; errors: ValueError)."""
     from agents.ginny_o.learned import network_from_checkpoint, read_checkpoint
 
-    path = Path(directory)
-    if path.is_dir():
-        path = path / "checkpoint.pt"
-    data = read_checkpoint(path)
-    where = f"checkpoint {str(path)!r}"
-    if "optimizer" not in data.get("training", {}):
-        raise ValueError(
-            f"{where} holds a policy only (no optimizer or games): --resume needs a "
-            "training checkpoint (checkpoint.pt)"
-        )
-    saved = data["training"]["config"]
-    cfg = resume_config(GinnyPPOConfig, saved, overrides, RESUME_OVERRIDABLE, where)
-    network_from_checkpoint(data, where)  # the weights fit
-    return cfg, data
+    return core_load_resume(
+        GinnyPPOConfig, directory, overrides, RESUME_OVERRIDABLE, read_checkpoint,
+        network_from_checkpoint, keys=RESUME_KEYS,
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -610,20 +607,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     overrides = overrides_from_args(args)
     try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.resume:
             # a --config (which is how ``gnome train`` finds this trainer) must agree with
             # the saved config, as command-line overrides must
             file_values = read_yaml(args.config) if args.config else {}
             file_values.pop("output_dir", None)
             cfg, data = load_resume(args.resume, {**file_values, **overrides})
-            if "output_dir" not in overrides:
-                cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
         else:
             cfg, data = build_config(GinnyPPOConfig, args.config, overrides), None
             if args.eval_policy is None:
                 check_new_run(cfg.output_dir, args.overwrite)
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.eval_policy is not None:
             from agents.ginny_o.learned import read_checkpoint
 

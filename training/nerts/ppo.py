@@ -19,7 +19,13 @@ ended (no bootstrap), like CleanRL's time-limit handling. Rewards are the env's
 ``relative`` rewards (zero-sum, summing over a hand to the score difference, RULES-nerts.md
 RL notes). Every random draw comes from explicit generators seeded from ``seed`` (the
 environments' resets, the action sampling, minibatch order, the init), so a run with one
-torch thread on CPU repeats exactly.
+torch thread on CPU repeats exactly. The rollout collection is this file's env adapter
+(:class:`Rollouts`); the update, GAE, the run loop and the checkpoints are the core's
+(``training/core/ppo.py``, ``training/core/checkpoints.py``). Every ``checkpoint_interval``
+updates and at the end ``checkpoint.pt`` is written (atomically): weights, optimizer,
+generator states, counters, log, and the hands in progress as (hand seed, joint actions so
+far) -- the env replays them on ``--resume DIR``, which continues the run exactly as if it
+had not stopped (``--stop_after N`` stops after update N, as if killed there).
 
 At the end the final policy (its most likely action) plays the arena (``agents.gnoming.arena``,
 ``game="nerts"``) against n-1 ``random`` and n-1 ``greedy`` at each player count -- one-hand
@@ -30,6 +36,7 @@ table is printed and saved. Run: ``gnome train --config configs/nerts_ppo.yaml``
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -39,18 +46,36 @@ from typing import Any
 
 import numpy as np
 
+from training.core.checkpoints import CHECKPOINT, restore, save_checkpoint
+from training.core.checkpoints import load_resume as core_load_resume
 from training.core.config import (
+    ArgumentParser,
     ConfigError,
+    add_field_arguments,
+    build_config,
     check_at_least,
+    overrides_from_args,
+    read_yaml,
     renamed_fields,
     to_dict,
-    to_yaml,
 )
-from training.core.ppo import gae_columns, masked_entropy_mean, ppo_update
-from training.core.runs import config_from_command_line as run_command_line
-from training.core.runs import interrupted
+from training.core.ppo import (
+    annealed_lr,
+    begin_run,
+    gae_columns,
+    masked_entropy_mean,
+    ppo_update,
+    run_updates,
+)
+from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 
 OPPONENTS = ("self", "random")
+RECENT_HANDS = 50  # finished training hands the log's recent figures are taken over
+#: Fields a ``--resume`` may change (how long to run, how to evaluate); the rest must match.
+RESUME_OVERRIDABLE = frozenset(
+    {"total_steps", "output_dir", "eval_games", "eval_seed", "eval_max_hands", "workers"}
+    | {"checkpoint_interval"}
+)
 
 
 @renamed_fields(players="num_players")
@@ -81,6 +106,9 @@ class NertsPPOConfig:
     vf_coef: float = field(default=0.5, metadata={"help": "value loss weight"})
     max_grad_norm: float = field(default=0.5, metadata={"help": "gradient-norm clip"})
     hidden: list[int] = field(default_factory=lambda: [256, 256], metadata={"help": "MLP sizes"})
+    checkpoint_interval: int = field(
+        default=10, metadata={"help": "write checkpoint.pt every this many updates"}
+    )
     eval_games: int = field(
         default=400, metadata={"help": "arena games per row at the end (0: none)"}
     )
@@ -103,7 +131,7 @@ class NertsPPOConfig:
             raise ConfigError(f"opponents={self.opponents!r} is not allowed: one of {OPPONENTS}")
         for name in ("num_envs", "num_steps", "total_steps", "max_steps_per_hand", "update_epochs"):
             check_at_least(name, getattr(self, name), 1)
-        for name in ("num_minibatches", "torch_threads", "workers"):
+        for name in ("num_minibatches", "torch_threads", "workers", "checkpoint_interval"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_games", self.eval_games, 0)
         check_at_least("eval_max_hands", self.eval_max_hands, 1)
@@ -120,140 +148,233 @@ class NertsPPOConfig:
                 raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 0")
 
 
-def train(cfg: NertsPPOConfig) -> dict[str, Any]:
-    """Run PPO; write ``policy.pt``, ``config.yaml`` and ``summary.json``; return the summary."""
-    import torch
+class Rollouts:
+    """The env adapter: ``num_envs`` ``nerts_v0`` environments played into a ``[T, S]``
+    rollout whose column ``s`` is one stream (a seat of an environment, :attr:`streams`)
+    that decides at every step. A hand is identified by its seed (``derive_seed(GAME, seed,
+    env, hand index)``) and its joint actions so far: :meth:`state` / :meth:`load_state` save
+    and replay them."""
 
-    from agents.nerts.learned import NertsPolicyNetwork, checkpoint_payload, write_checkpoint
-    from gnome_env.core import rng as grng
-    from gnome_env.nerts.nerts_v0 import parallel_env
+    def __init__(self, cfg: NertsPPOConfig) -> None:
+        from gnome_env.nerts.nerts_v0 import parallel_env
 
-    torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
-    envs = [
-        parallel_env(
-            players=cfg.num_players[e % len(cfg.num_players)],
-            max_steps_per_hand=cfg.max_steps_per_hand,
-        )
-        for e in range(cfg.num_envs)
-    ]
-    counts = [len(env.possible_agents) for env in envs]
-    streams = [(e, a) for e, env in enumerate(envs) for a in env.possible_agents]
-    learner = [
-        cfg.opponents == "self" or a == env.possible_agents[0]
-        for (e, a) in streams
-        for env in [envs[e]]
-    ]
-    learner = np.array(learner)
-    n_streams = len(streams)
-    first = envs[0]
-    obs_size = first.observation_space(first.possible_agents[0])["observation"].shape[0]
-    n_actions = first.action_space(first.possible_agents[0]).n
-    gen = torch.Generator().manual_seed(cfg.seed)
-    net = NertsPolicyNetwork(obs_size, n_actions, cfg.hidden)
-    net.reset_parameters(gen)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
-    act_rng = np.random.default_rng([cfg.seed, 1])
-    hands = [0] * cfg.num_envs
+        self.cfg = cfg
+        self.envs = [
+            parallel_env(
+                num_players=cfg.num_players[e % len(cfg.num_players)],
+                max_steps_per_hand=cfg.max_steps_per_hand,
+            )
+            for e in range(cfg.num_envs)
+        ]
+        self.counts = [len(env.possible_agents) for env in self.envs]
+        self.streams = [(e, a) for e, env in enumerate(self.envs) for a in env.possible_agents]
+        #: learner[s]: stream ``s`` is the network's and is trained on
+        self.learner = np.array(
+            [cfg.opponents == "self" or a == self.envs[e].possible_agents[0]
+             for e, a in self.streams]
+        )  # fmt: skip
+        first = self.envs[0]
+        self.obs_size = first.observation_space(first.possible_agents[0])["observation"].shape[0]
+        self.n_actions = first.action_space(first.possible_agents[0]).n
+        T, S = cfg.num_steps, len(self.streams)
+        self.obs = np.zeros((T, S, self.obs_size), np.float32)
+        self.mask = np.zeros((T, S, self.n_actions), bool)
+        self.act = np.zeros((T, S), np.int64)
+        self.logp = np.zeros((T, S), np.float32)
+        self.val = np.zeros((T, S), np.float32)
+        self.rew = np.zeros((T, S), np.float32)
+        self.done = np.zeros((T, S), np.float32)  # 1: the hand ended with this step
+        self.hands = [0] * cfg.num_envs  # hands started per environment
+        self.played: list[list[list[int]]] = [[] for _ in self.envs]  # this hand's steps
+        self.current: list[dict] = []  # each environment's observations
+        self.finished: list[dict[str, float]] = []  # the latest RECENT_HANDS finished hands
+        self.hands_done = 0
+        self.env_steps = 0
 
-    def reset(e: int) -> dict:
-        obs, _ = envs[e].reset(seed=grng.derive_seed(grng.GAME, cfg.seed, e, hands[e]))
-        hands[e] += 1
+    def hand_seed(self, e: int, index: int) -> int:
+        """The seed of hand ``index`` of environment ``e``."""
+        from gnome_env.core import rng as grng
+
+        return grng.derive_seed(grng.GAME, self.cfg.seed, e, index)
+
+    def reset(self, e: int) -> dict:
+        """Deal environment ``e``'s next hand; its observations."""
+        obs, _ = self.envs[e].reset(seed=self.hand_seed(e, self.hands[e]))
+        self.hands[e] += 1
+        self.played[e] = []
         return obs
 
-    current = [reset(e) for e in range(cfg.num_envs)]
-    T, S = cfg.num_steps, n_streams
-    b_obs = np.zeros((T, S, obs_size), np.float32)
-    b_mask = np.zeros((T, S, n_actions), bool)
-    b_act = np.zeros((T, S), np.int64)
-    b_logp = np.zeros((T, S), np.float32)
-    b_val = np.zeros((T, S), np.float32)
-    b_rew = np.zeros((T, S), np.float32)
-    b_done = np.zeros((T, S), np.float32)  # 1: the hand ended with this step
-    steps_per_update = T * cfg.num_envs
-    updates = max(1, cfg.total_steps // steps_per_update)
-    finished_hands: list[dict[str, float]] = []
-    history = []
-    start = time.perf_counter()
-    env_steps = 0
-    for update in range(updates):
-        if cfg.anneal_lr:
-            opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / updates)
-        for t in range(T):
-            obs = np.stack([current[e][a]["observation"] for e, a in streams])
-            mask = np.stack([current[e][a]["action_mask"] for e, a in streams]).astype(bool)
+    def start(self) -> None:
+        """Deal every environment's first hand."""
+        self.current = [self.reset(e) for e in range(self.cfg.num_envs)]
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps: the hands in progress, the counters, the recent hands."""
+        return {
+            "hands": list(self.hands),
+            "played": [[list(step) for step in steps] for steps in self.played],
+            "finished": json.dumps(self.finished),
+            "hands_done": self.hands_done,
+        }
+
+    def load_state(self, training: dict[str, Any]) -> None:
+        """Replay the saved hands through the env (same seeds, same joint actions)."""
+        self.hands = [int(h) for h in training["hands"]]
+        self.current = []
+        for e, (env, steps) in enumerate(zip(self.envs, training["played"], strict=True)):
+            obs, _ = env.reset(seed=self.hand_seed(e, self.hands[e] - 1))
+            for step in steps:
+                obs = env.step(dict(zip(env.possible_agents, map(int, step), strict=True)))[0]
+            self.played[e] = [[int(a) for a in step] for step in steps]
+            self.current.append(obs)
+        self.env_steps = int(training["env_steps"])
+        self.finished = json.loads(training["finished"])
+        self.hands_done = int(training["hands_done"])
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every stream's observation and action mask now."""
+        obs = np.stack([self.current[e][a]["observation"] for e, a in self.streams])
+        mask = np.stack([self.current[e][a]["action_mask"] for e, a in self.streams])
+        return obs, mask.astype(bool)
+
+    def collect(self, net: Any, act_rng: np.random.Generator) -> None:
+        """Fill the rollout: ``num_steps`` steps of every environment (Gumbel-max sampling
+        from ``act_rng``, never torch's global generator; with ``opponents: random`` the
+        other seats play uniformly random legal actions)."""
+        import torch
+
+        S = len(self.streams)
+        for t in range(self.cfg.num_steps):
+            obs, mask = self.observe()
             with torch.no_grad():
                 logits, value = net(torch.as_tensor(obs), torch.as_tensor(mask))
                 logp_all = torch.log_softmax(logits, -1).numpy()
-            # Gumbel-max sampling from our own generator (never torch's global one)
             gumbel = -np.log(-np.log(act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)))
             actions = np.where(mask, logp_all + gumbel, -np.inf).argmax(1)
-            if cfg.opponents == "random":  # opponents: uniform over their legal actions
+            if self.cfg.opponents == "random":  # opponents: uniform over their legal actions
                 noise = np.where(mask, act_rng.random(mask.shape), -1.0)
-                actions = np.where(learner, actions, noise.argmax(1))
-            b_obs[t], b_mask[t], b_act[t] = obs, mask, actions
-            b_logp[t] = logp_all[np.arange(S), actions]
-            b_val[t] = value.numpy()
-            i = 0
-            for e, env in enumerate(envs):
-                chosen = {a: int(actions[i + k]) for k, a in enumerate(env.possible_agents)}
-                nxt, rew, term, trunc, _ = env.step(chosen)
-                ended = any(term.values()) or any(trunc.values())
-                for k, a in enumerate(env.possible_agents):
-                    b_rew[t, i + k] = rew[a]
-                    b_done[t, i + k] = float(ended)
-                if ended:
-                    scores = env.unwrapped.game.hand_scores()
-                    finished_hands.append(
-                        {
-                            "players": counts[e],
-                            "seat0": scores[0],
-                            "steps": env.unwrapped.game.steps,
-                        }
-                    )
-                    nxt = reset(e)
-                current[e] = nxt
-                i += counts[e]
-            env_steps += cfg.num_envs
-        # bootstrap values of the states after the rollout
-        obs = np.stack([current[e][a]["observation"] for e, a in streams])
-        mask = np.stack([current[e][a]["action_mask"] for e, a in streams]).astype(bool)
+                actions = np.where(self.learner, actions, noise.argmax(1))
+            self.obs[t], self.mask[t], self.act[t] = obs, mask, actions
+            self.logp[t] = logp_all[np.arange(S), actions]
+            self.val[t] = value.numpy()
+            self.step(t, actions)
+            self.env_steps += self.cfg.num_envs
+
+    def step(self, t: int, actions: np.ndarray) -> None:
+        """Step every environment with its seats' ``actions``; book row ``t``'s rewards and
+        ends; deal a new hand where one ended."""
+        i = 0
+        for e, env in enumerate(self.envs):
+            joint = [int(actions[i + k]) for k in range(self.counts[e])]
+            nxt, rew, term, trunc, _ = env.step(dict(zip(env.possible_agents, joint, strict=True)))
+            self.played[e].append(joint)
+            ended = any(term.values()) or any(trunc.values())
+            for k, a in enumerate(env.possible_agents):
+                self.rew[t, i + k] = rew[a]
+                self.done[t, i + k] = float(ended)
+            if ended:
+                game = env.unwrapped.game
+                hand = {
+                    "players": self.counts[e],
+                    "seat0": game.hand_scores()[0],
+                    "steps": game.steps,
+                }
+                self.finished = [*self.finished[1 - RECENT_HANDS :], hand]
+                self.hands_done += 1
+                nxt = self.reset(e)
+            self.current[e] = nxt
+            i += self.counts[e]
+
+    def next_value(self, net: Any) -> np.ndarray:
+        """The values of the states after the rollout (GAE's bootstrap)."""
+        import torch
+
+        obs, mask = self.observe()
         with torch.no_grad():
-            _, next_value = net(torch.as_tensor(obs), torch.as_tensor(mask))
-        adv = gae_columns(b_rew, b_val, b_done, next_value.numpy(), cfg.gamma, cfg.gae_lambda)
-        stats = learn(net, opt, gen, cfg, b_obs, b_mask, b_act, b_logp, adv, adv + b_val, learner)
-        recent = finished_hands[-50:]
-        row = {
-            "update": update + 1,
-            "env_steps": env_steps,
-            "seconds": round(time.perf_counter() - start, 1),
-            **stats,
-            "hands": len(finished_hands),
-            "recent_seat0_score": round(float(np.mean([h["seat0"] for h in recent])), 2)
-            if recent
-            else None,
-            "recent_hand_steps": round(float(np.mean([h["steps"] for h in recent])), 1)
-            if recent
-            else None,
+            return net(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
+
+    def recent(self) -> dict[str, Any]:
+        """The log's figures of the recent finished hands."""
+        recent = self.finished
+        if not recent:
+            return {"hands": self.hands_done, "recent_seat0_score": None, "recent_hand_steps": None}
+        return {
+            "hands": self.hands_done,
+            "recent_seat0_score": round(float(np.mean([h["seat0"] for h in recent])), 2),
+            "recent_hand_steps": round(float(np.mean([h["steps"] for h in recent])), 1),
         }
-        history.append(row)
+
+
+#: What a Nerts training checkpoint's ``training`` dict holds besides config and optimizer.
+RESUME_KEYS = ("updates", "env_steps", "seconds", "torch_generator", "act_rng", "hands")
+RESUME_KEYS += ("played", "finished", "hands_done", "history")
+
+
+def train(
+    cfg: NertsPPOConfig, resume_from: dict[str, Any] | None = None, stop_after: int | None = None
+) -> dict[str, Any]:
+    """Run (or continue) PPO; write ``checkpoint.pt``, ``policy.pt``, ``config.yaml`` and
+    ``summary.json``; return the summary. ``stop_after`` stops after that many updates in
+    all (a checkpoint is written, nothing else), as if the run were killed there."""
+    import torch
+
+    from agents.nerts.learned import NertsPolicyNetwork, checkpoint_payload, write_checkpoint
+
+    out = begin_run(cfg)
+    play = Rollouts(cfg)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden)
+    net.reset_parameters(gen)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
+    act_rng = np.random.default_rng([cfg.seed, 1])
+    rngs = {"torch_generator": gen, "act_rng": act_rng}
+    first_update, elapsed, history = 0, 0.0, []
+    if resume_from is None:
+        play.start()
+    else:
+        t = restore(resume_from, net, opt, rngs)
+        play.load_state(t)
+        first_update, elapsed = int(t["updates"]), float(t["seconds"])
+        history = json.loads(t["history"])
+    updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs))
+    rules, start = play.envs[0].unwrapped.config, time.perf_counter()
+
+    def seconds() -> float:
+        return round(elapsed + time.perf_counter() - start, 1)
+
+    def checkpoint(updates_done: int) -> None:  # the core's training checkpoint
+        counters = {"updates": updates_done, "env_steps": play.env_steps, "seconds": seconds()}
+        save_checkpoint(
+            out / CHECKPOINT, checkpoint_payload(net, rules, {}), config=cfg, optimizer=opt,
+            counters=counters, rngs=rngs, extras={**play.state(), "history": json.dumps(history)},
+        )  # fmt: skip
+
+    def one_update(update: int) -> None:
+        if cfg.anneal_lr:
+            opt.param_groups[0]["lr"] = annealed_lr(cfg.learning_rate, update, updates)
+        play.collect(net, act_rng)
+        p = play
+        adv = gae_columns(p.rew, p.val, p.done, p.next_value(net), cfg.gamma, cfg.gae_lambda)
+        stats = learn(net, opt, gen, cfg, p.obs, p.mask, p.act, p.logp, adv, adv + p.val, p.learner)
+        row = {"update": update + 1, "env_steps": p.env_steps, "seconds": seconds(), **stats}
+        history.append({**row, **p.recent()})
         if (update + 1) % 10 == 0 or update + 1 == updates:
-            print(json.dumps(row), flush=True)
-    payload = checkpoint_payload(
-        net,
-        envs[0].unwrapped.config,
-        {"config": to_dict(cfg), "updates": updates, "env_steps": env_steps},
+            print(json.dumps(history[-1]), flush=True)
+
+    stopped = run_updates(
+        first_update, updates, one_update, checkpoint, cfg.checkpoint_interval, stop_after
     )
-    write_checkpoint(payload, out / "policy.pt")
+    if stopped is not None:
+        return {"stopped_after": stopped}
+    training = {"config": to_dict(cfg), "updates": updates, "env_steps": play.env_steps}
+    write_checkpoint(checkpoint_payload(net, rules, training), out / "policy.pt")
     summary: dict[str, Any] = {
         "config": to_dict(cfg),
-        "env_steps": env_steps,
+        "env_steps": play.env_steps,
         "learner_decisions": int(
-            env_steps * np.mean(counts) if cfg.opponents == "self" else env_steps
+            play.env_steps * np.mean(play.counts) if cfg.opponents == "self" else play.env_steps
         ),
-        "seconds": round(time.perf_counter() - start, 1),
+        "seconds": seconds(),
         "history": history,
     }
     if cfg.eval_games > 0:
@@ -332,21 +453,64 @@ def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m training.nerts.ppo --config FILE [--FIELD VALUE ...]``."""
-    cfg = run_command_line(
-        NertsPPOConfig,
-        "gnome train",
-        "PPO for Nerts (nerts_v0, trainer: nerts_ppo)",
-        argv,
-        resumable=False,
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m training.nerts.ppo`` / ``gnome train`` (``trainer: nerts_ppo``) options."""
+    parser = ArgumentParser(
+        prog="gnome train", description="PPO for Nerts (nerts_v0, trainer: nerts_ppo)"
     )
-    if cfg is None:
+    parser.add_argument("--config", default=None, help="YAML file of config fields")
+    parser.add_argument(
+        "--resume", default=None, metavar="DIR",
+        help="continue the run in DIR from DIR/checkpoint.pt with its saved config (a --config "
+        "given too must agree with it, but for the fields a resume may change)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--stop_after", type=int, default=None, metavar="N",
+        help="stop once N updates are done in all (a checkpoint is written, nothing else)",
+    )  # fmt: skip
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    add_field_arguments(parser, NertsPPOConfig)
+    return parser
+
+
+def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[NertsPPOConfig, dict]:
+    """The config and checkpoint to continue the run in ``directory`` (the core's
+    :func:`training.core.checkpoints.load_resume`; errors: ValueError)."""
+    from agents.nerts.learned import network_from_checkpoint, read_checkpoint
+
+    return core_load_resume(
+        NertsPPOConfig, directory, overrides, RESUME_OVERRIDABLE, read_checkpoint,
+        network_from_checkpoint, keys=RESUME_KEYS,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, validate, train (or resume); bad input exits with 2."""
+    args = build_parser().parse_args(argv)
+    overrides = overrides_from_args(args)
+    try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
+        if args.resume:  # a --config (how gnome train finds this trainer) must agree
+            file_values = read_yaml(args.config) if args.config else {}
+            file_values.pop("output_dir", None)
+            cfg, data = load_resume(args.resume, {**file_values, **overrides})
+        else:
+            cfg, data = build_config(NertsPPOConfig, args.config, overrides), None
+            check_new_run(cfg.output_dir, args.overwrite)
+    except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
+        print(f"gnome train: error: {err}", file=sys.stderr)
         return 2
     try:
-        summary = train(cfg)
+        summary = train(cfg, data, stop_after=args.stop_after)
     except KeyboardInterrupt:
-        return interrupted(cfg.output_dir, kind="none")
+        return interrupted(cfg.output_dir)
+    if "stopped_after" in summary:
+        print(
+            f"stopped after update {summary['stopped_after']}; continue with "
+            f"gnome train --resume {cfg.output_dir}"
+        )
+        return 0
     print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
     return 0
 

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 from agents.gnoming.learned import network_from_checkpoint, read_checkpoint
 from gnome_env.gnoming.config import RulesConfig
+from training.core.checkpoints import load_resume as core_load_resume
 from training.core.config import (
     ArgumentParser,
     ConfigError,
     add_field_arguments,
     build_config,
     overrides_from_args,
-    resume_config,
 )
 from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
 from training.gnoming.ppo.config import RESUME_OVERRIDABLE, PPOConfig
 from training.gnoming.ppo.run import load_init_policy, resolve_device, train
+
+#: What a Gnoming training checkpoint's ``training`` dict holds besides config and optimizer.
+RESUME_KEYS = ("update", "global_step", "elapsed", "update_rng", "selfplay", "history")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,24 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[PPOConfig, dict]:
-    """The config and checkpoint to continue the run in ``directory`` (errors: ValueError)."""
-    path = Path(directory)
-    if path.is_dir():
-        path = path / "checkpoint.pt"
-    data = read_checkpoint(path)
-    if "training" not in data:
-        raise ValueError(
-            f"checkpoint {str(path)!r} holds a policy only (no optimizer or games): "
-            "--resume needs a training checkpoint (checkpoint.pt)"
-        )
-    saved = data["training"]["config"]
-    # checkpoints from before fused_adam existed continue with the Adam they were made with
-    saved = {"fused_adam": False, **saved}
-    cfg = resume_config(
-        PPOConfig, saved, overrides, RESUME_OVERRIDABLE, f"checkpoint {str(path)!r}"
-    )
-    network_from_checkpoint(data, f"checkpoint {str(path)!r}")  # the weights fit
-    return cfg, data
+    """The config and checkpoint to continue the run in ``directory`` (the core's
+    :func:`training.core.checkpoints.load_resume`; errors: ValueError). Checkpoints from
+    before ``fused_adam`` existed continue with the Adam they were made with."""
+    return core_load_resume(
+        PPOConfig, directory, overrides, RESUME_OVERRIDABLE, read_checkpoint,
+        network_from_checkpoint, keys=RESUME_KEYS, saved_defaults={"fused_adam": False},
+    )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,20 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     overrides = overrides_from_args(args)
     try:
+        if args.stop_after is not None and args.stop_after < 1:
+            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
         if args.resume:
             if args.config:
                 parser.error("--resume uses the run's saved config; do not pass --config")
             cfg, data = load_resume(args.resume, overrides)
-            if "output_dir" not in overrides:
-                cfg = dataclasses.replace(cfg, output_dir=str(Path(args.resume)))
         else:
             cfg, data = build_config(PPOConfig, args.config, overrides), None
             check_new_run(cfg.output_dir, args.overwrite)
             if cfg.init_policy is not None:  # fail before any work if it cannot be used
                 load_init_policy(cfg, RulesConfig())
         resolve_device(cfg.device)  # a CUDA device that is not there
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         parser.exit(2, f"gnome train: error: {err}\n")
     if not args.config and not args.resume:

@@ -25,8 +25,9 @@ from agents.gnoming.learned import (
     write_checkpoint,
 )
 from gnome_env.gnoming.config import MAX_PLAYERS, RulesConfig
-from training.core.config import ConfigError, to_dict, to_yaml
-from training.core.ppo import annealed_lr, run_updates
+from training.core.checkpoints import CHECKPOINT, restore, save_checkpoint
+from training.core.config import ConfigError, to_dict
+from training.core.ppo import annealed_lr, begin_run, run_updates
 from training.gnoming.ppo.config import PPOConfig
 from training.gnoming.ppo.evaluation import arena_table, evaluate, plot_learning_curve
 from training.gnoming.ppo.pretrain import pretrain
@@ -42,11 +43,7 @@ def train(
     ``stop_after`` stops after that many updates in total, writing a checkpoint and nothing
     else, as if the run had been killed right after a checkpoint (``--resume`` continues).
     """
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
+    out = begin_run(cfg)
     run = Run.start(cfg, resume_from)
     report = Reporter(out, run)
     if resume_from is None:
@@ -83,7 +80,7 @@ def train(
         report.progress(figures)
 
     stopped = run_updates(
-        run.update, num_updates, one_update, lambda _: run.save(out / "checkpoint.pt", play),
+        run.update, num_updates, one_update, lambda _: run.save(out / CHECKPOINT, play),
         cfg.checkpoint_interval, stop_after,
     )  # fmt: skip
     if stopped is not None:
@@ -155,11 +152,8 @@ class Run:
         optimizer = make_adam(net.parameters(), cfg.learning_rate, cfg.fused_adam)
         run = cls(cfg, rules, device, net, optimizer, np.random.default_rng([cfg.seed, 3]))
         if resume_from is not None:
-            t = resume_from["training"]
-            net.load_state_dict(resume_from["state_dict"])
-            optimizer.load_state_dict(t["optimizer"])
+            t = restore(resume_from, net, optimizer, {"update_rng": run.update_rng})
             set_adam_kernel(optimizer, cfg.fused_adam)
-            run.update_rng.bit_generator.state = t["update_rng"]
             run.update, run.global_step = int(t["update"]), int(t["global_step"])
             run.elapsed = float(t["elapsed"])
             run.history = json.loads(t["history"])
@@ -201,19 +195,14 @@ class Run:
         return self.elapsed + (time.perf_counter() - self.t0)
 
     def save(self, path: Path, play: SelfPlay) -> None:
-        """The training checkpoint (written atomically)."""
-        payload = checkpoint_header(self.net)
-        payload["training"] = {
-            "config": to_dict(self.cfg),
-            "update": self.update,
-            "global_step": self.global_step,
-            "elapsed": self.seconds(),
-            "optimizer": self.optimizer.state_dict(),
-            "selfplay": play.state(),
-            "update_rng": self.update_rng.bit_generator.state,
-            "history": json.dumps(self.history),
-        }
-        write_checkpoint(payload, path)
+        """The training checkpoint (the core's, written atomically)."""
+        save_checkpoint(
+            path, checkpoint_header(self.net), config=self.cfg, optimizer=self.optimizer,
+            counters={"update": self.update, "global_step": self.global_step,
+                      "elapsed": self.seconds()},
+            rngs={"update_rng": self.update_rng},
+            extras={"selfplay": play.state(), "history": json.dumps(self.history)},
+        )  # fmt: skip
 
 
 def loop_figures(
