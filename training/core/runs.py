@@ -166,3 +166,66 @@ def config_from_command_line(
     except ConfigError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return None
+
+
+# ---------------------------------------------------------------------- a PPO trainer's main()
+RESUME_HELP = "continue the run in DIR from DIR/checkpoint.pt with its saved config"
+RESUME_WITH_CONFIG_HELP = (
+    RESUME_HELP + " (a --config given too must agree with it, but for the fields a resume may "
+    "change)"
+)
+STOP_AFTER_HELP = (
+    "stop once N updates are done in all (a checkpoint is written, nothing else), as if the "
+    "run were killed there; --resume continues it, e.g. with a new total_steps"
+)
+
+
+def add_run_options(  # type: ignore[no-untyped-def]
+    parser, resume_help: str = RESUME_HELP, config_help: str = "YAML file of config fields"
+) -> None:
+    """``--config``, ``--resume DIR``, ``--stop_after N`` and ``--overwrite``: the run options
+    of every checkpointing trainer."""
+    parser.add_argument("--config", default=None, help=config_help)
+    parser.add_argument("--resume", default=None, metavar="DIR", help=resume_help)
+    parser.add_argument("--stop_after", type=int, default=None, metavar="N", help=STOP_AFTER_HELP)
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+
+
+def resume_or_new(args, cls: type, load_resume, guard: bool = True):  # type: ignore[no-untyped-def]
+    """``(config, checkpoint data or None)`` of a trainer's command line: ``--resume DIR``
+    continues the run in DIR (a ``--config`` given too, which is how ``gnome train`` finds the
+    trainer, and the overrides must agree with the saved config but for what a resume may
+    change: ``load_resume(DIR, values)``); otherwise a new run of ``cls`` from ``--config``
+    and overrides, into an output directory that holds no run (``guard``; see
+    :func:`check_new_run`). Bad input raises ``ConfigError`` or ``ValueError``."""
+    from training.core.config import build_config, overrides_from_args, read_yaml
+
+    if args.stop_after is not None and args.stop_after < 1:
+        raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
+    overrides = overrides_from_args(args)
+    if args.resume:
+        file_values = read_yaml(args.config) if args.config else {}
+        file_values.pop("output_dir", None)
+        return load_resume(args.resume, {**file_values, **overrides})
+    cfg = build_config(cls, args.config, overrides)
+    if guard:
+        check_new_run(cfg.output_dir, args.overwrite)
+    return cfg, None
+
+
+def train_to_end(train, cfg, data, stop_after: int | None, policy_line: bool = True) -> int:  # type: ignore[no-untyped-def]
+    """Run ``train(cfg, data, stop_after=...)`` and say how it ended: Ctrl-C (the checkpoint
+    to resume from, :data:`INTERRUPTED`), stopped after ``--stop_after`` (the ``--resume``
+    command) or the policy written (``policy_line``). Returns the exit status."""
+    try:
+        summary = train(cfg, data, stop_after=stop_after)
+    except KeyboardInterrupt:
+        return interrupted(cfg.output_dir)
+    if "stopped_after" in summary:
+        print(
+            f"stopped after update {summary['stopped_after']}; continue with "
+            f"gnome train --resume {cfg.output_dir}"
+        )
+    elif policy_line:
+        print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
+    return 0

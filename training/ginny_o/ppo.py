@@ -64,17 +64,14 @@ from training.core.config import (
     ArgumentParser,
     ConfigError,
     add_field_arguments,
-    build_config,
     check_at_least,
-    overrides_from_args,
-    read_yaml,
     renamed_fields,
     to_dict,
 )
 from training.core.ppo import annealed_lr, begin_run, masked_entropy_mean, run_updates
 from training.core.ppo import gae_streams as stream_advantages
 from training.core.ppo import ppo_update as core_update
-from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
+from training.core.runs import RESUME_WITH_CONFIG_HELP, add_run_options, resume_or_new, train_to_end
 
 OPPONENTS = ("random", "self")
 RECENT_GAMES = 100  # training games the log's win rates and scores are taken over
@@ -564,28 +561,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="gnome train", description="PPO for Ginny-O (ginny_o_v0, trainer: ginny_ppo)"
     )
-    parser.add_argument("--config", default=None, help="YAML file of config fields")
-    parser.add_argument(
-        "--resume",
-        default=None,
-        metavar="DIR",
-        help="continue the run in DIR from DIR/checkpoint.pt with its saved config (a --config "
-        "given too must agree with it, but for the fields a resume may change)",
-    )
-    parser.add_argument(
-        "--stop_after",
-        type=int,
-        default=None,
-        metavar="N",
-        help="stop once N updates are done in all (a checkpoint is written, nothing else)",
-    )
+    add_run_options(parser, RESUME_WITH_CONFIG_HELP)
     parser.add_argument(
         "--eval_policy",
         default=None,
         metavar="PATH",
         help="no training: play the arena table (eval_games, eval_seed, num_players) for PATH",
     )
-    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     add_field_arguments(parser, GinnyPPOConfig)
     return parser
 
@@ -603,22 +585,9 @@ def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[Ginny
 
 def main(argv: list[str] | None = None) -> int:
     """Parse, validate, train (or resume, or only evaluate); bad input exits with 2."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    overrides = overrides_from_args(args)
+    args = build_parser().parse_args(argv)
     try:
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
-        if args.resume:
-            # a --config (which is how ``gnome train`` finds this trainer) must agree with
-            # the saved config, as command-line overrides must
-            file_values = read_yaml(args.config) if args.config else {}
-            file_values.pop("output_dir", None)
-            cfg, data = load_resume(args.resume, {**file_values, **overrides})
-        else:
-            cfg, data = build_config(GinnyPPOConfig, args.config, overrides), None
-            if args.eval_policy is None:
-                check_new_run(cfg.output_dir, args.overwrite)
+        cfg, data = resume_or_new(args, GinnyPPOConfig, load_resume, guard=args.eval_policy is None)
         if args.eval_policy is not None:
             from agents.ginny_o.learned import read_checkpoint
 
@@ -633,18 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = evaluate(args.eval_policy, cfg)
         print(json.dumps(rows))
         return 0
-    try:
-        summary = train(cfg, data, stop_after=args.stop_after)
-    except KeyboardInterrupt:
-        return interrupted(cfg.output_dir)
-    if "stopped_after" in summary:
-        print(
-            f"stopped after update {summary['stopped_after']}; continue with "
-            f"gnome train --resume {cfg.output_dir}"
-        )
-        return 0
-    print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
-    return 0
+    return train_to_end(train, cfg, data, args.stop_after)
 
 
 if __name__ == "__main__":

@@ -52,10 +52,7 @@ from training.core.config import (
     ArgumentParser,
     ConfigError,
     add_field_arguments,
-    build_config,
     check_at_least,
-    overrides_from_args,
-    read_yaml,
     renamed_fields,
     to_dict,
 )
@@ -67,7 +64,7 @@ from training.core.ppo import (
     ppo_update,
     run_updates,
 )
-from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
+from training.core.runs import RESUME_WITH_CONFIG_HELP, add_run_options, resume_or_new, train_to_end
 
 OPPONENTS = ("self", "random")
 RECENT_HANDS = 50  # finished training hands the log's recent figures are taken over
@@ -458,17 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="gnome train", description="PPO for Nerts (nerts_v0, trainer: nerts_ppo)"
     )
-    parser.add_argument("--config", default=None, help="YAML file of config fields")
-    parser.add_argument(
-        "--resume", default=None, metavar="DIR",
-        help="continue the run in DIR from DIR/checkpoint.pt with its saved config (a --config "
-        "given too must agree with it, but for the fields a resume may change)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--stop_after", type=int, default=None, metavar="N",
-        help="stop once N updates are done in all (a checkpoint is written, nothing else)",
-    )  # fmt: skip
-    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+    add_run_options(parser, RESUME_WITH_CONFIG_HELP)
     add_field_arguments(parser, NertsPPOConfig)
     return parser
 
@@ -487,32 +474,12 @@ def load_resume(directory: str | Path, overrides: dict[str, Any]) -> tuple[Nerts
 def main(argv: list[str] | None = None) -> int:
     """Parse, validate, train (or resume); bad input exits with 2."""
     args = build_parser().parse_args(argv)
-    overrides = overrides_from_args(args)
     try:
-        if args.stop_after is not None and args.stop_after < 1:
-            raise ConfigError(f"--stop_after {args.stop_after} is not allowed: must be >= 1")
-        if args.resume:  # a --config (how gnome train finds this trainer) must agree
-            file_values = read_yaml(args.config) if args.config else {}
-            file_values.pop("output_dir", None)
-            cfg, data = load_resume(args.resume, {**file_values, **overrides})
-        else:
-            cfg, data = build_config(NertsPPOConfig, args.config, overrides), None
-            check_new_run(cfg.output_dir, args.overwrite)
+        cfg, data = resume_or_new(args, NertsPPOConfig, load_resume)
     except (ConfigError, ValueError) as err:  # bad input: a message, no traceback
         print(f"gnome train: error: {err}", file=sys.stderr)
         return 2
-    try:
-        summary = train(cfg, data, stop_after=args.stop_after)
-    except KeyboardInterrupt:
-        return interrupted(cfg.output_dir)
-    if "stopped_after" in summary:
-        print(
-            f"stopped after update {summary['stopped_after']}; continue with "
-            f"gnome train --resume {cfg.output_dir}"
-        )
-        return 0
-    print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
-    return 0
+    return train_to_end(train, cfg, data, args.stop_after)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from training.core.config import (
     build_config,
     overrides_from_args,
 )
-from training.core.runs import OVERWRITE_HELP, check_new_run, interrupted
+from training.core.runs import add_run_options, check_new_run, train_to_end
 from training.gnoming.ppo.config import RESUME_OVERRIDABLE, PPOConfig
 from training.gnoming.ppo.run import load_init_policy, resolve_device, train
 
@@ -31,27 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gnome train",
         description="Self-play PPO on the vector engine (one policy for 3-7 seats).",
     )
-    parser.add_argument(
-        "--config",
-        default=None,
-        help="YAML config file, e.g. configs/quickstart.yaml (without it: the built-in "
+    add_run_options(
+        parser,
+        config_help="YAML config file, e.g. configs/quickstart.yaml (without it: the built-in "
         "defaults, a full-length run)",
     )
-    parser.add_argument(
-        "--resume",
-        default=None,
-        metavar="DIR",
-        help="continue the run in DIR from DIR/checkpoint.pt with its saved config",
-    )
-    parser.add_argument(
-        "--stop_after",
-        type=int,
-        default=None,
-        metavar="N",
-        help="stop once N updates are done in all (a checkpoint is written, nothing else), "
-        "as if the run were killed there; --resume continues it, e.g. with a new total_steps",
-    )
-    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     add_field_arguments(parser, PPOConfig)
     return parser
 
@@ -94,16 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
             flush=True,
         )
-    try:
-        summary = train(cfg, data, stop_after=args.stop_after)
-    except KeyboardInterrupt:
-        return interrupted(cfg.output_dir)
-    if "stopped_after" in summary:
-        print(
-            f"stopped after update {summary['stopped_after']}; continue with "
-            f"gnome train --resume {cfg.output_dir}"
-        )
-    return 0
+    return train_to_end(train, cfg, data, args.stop_after, policy_line=False)
 
 
 if __name__ == "__main__":
