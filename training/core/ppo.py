@@ -17,6 +17,23 @@ from typing import Any
 import numpy as np
 
 
+def check_ppo_settings(cfg: Any) -> None:
+    """The PPO settings every trainer's config has, checked: ``hidden`` (layer sizes),
+    ``learning_rate``, ``gamma``, ``gae_lambda`` and ``clip_coef`` in (0, 1], ``ent_coef``,
+    ``vf_coef`` and ``max_grad_norm`` >= 0; a ``ConfigError`` names the field."""
+    from training.core.config import ConfigError
+
+    if not cfg.hidden or any(h < 1 for h in cfg.hidden):
+        raise ConfigError(f"hidden={cfg.hidden!r} is not allowed: a non-empty list of sizes >= 1")
+    for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef"):
+        value = getattr(cfg, name)
+        if not 0 < value <= 1:
+            raise ConfigError(f"{name}={value!r} is not allowed: must be in (0, 1]")
+    for name in ("ent_coef", "vf_coef", "max_grad_norm"):
+        if getattr(cfg, name) < 0:
+            raise ConfigError(f"{name}={getattr(cfg, name)!r} is not allowed: must be >= 0")
+
+
 # ---------------------------------------------------------------------- advantages (GAE)
 def gae_step(
     reward: Any,

@@ -68,7 +68,13 @@ from training.core.config import (
     renamed_fields,
     to_dict,
 )
-from training.core.ppo import annealed_lr, begin_run, masked_entropy_mean, run_updates
+from training.core.ppo import (
+    annealed_lr,
+    begin_run,
+    check_ppo_settings,
+    masked_entropy_mean,
+    run_updates,
+)
 from training.core.ppo import gae_streams as stream_advantages
 from training.core.ppo import ppo_update as core_update
 from training.core.runs import RESUME_WITH_CONFIG_HELP, add_run_options, resume_or_new, train_to_end
@@ -149,17 +155,7 @@ class GinnyPPOConfig:
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_games", self.eval_games, 0)
         check_at_least("num_steps", self.num_steps, 2)  # a stream needs 2 decisions to train
-        if not self.hidden or any(h < 1 for h in self.hidden):
-            raise ConfigError(
-                f"hidden={self.hidden!r} is not allowed: a non-empty list of sizes >= 1"
-            )
-        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef"):
-            value = getattr(self, name)
-            if not 0 < value <= 1:
-                raise ConfigError(f"{name}={value!r} is not allowed: must be in (0, 1]")
-        for name in ("ent_coef", "vf_coef", "max_grad_norm"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 0")
+        check_ppo_settings(self)
 
     @property
     def steps_per_update(self) -> int:

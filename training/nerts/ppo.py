@@ -59,6 +59,7 @@ from training.core.config import (
 from training.core.ppo import (
     annealed_lr,
     begin_run,
+    check_ppo_settings,
     gae_columns,
     masked_entropy_mean,
     ppo_update,
@@ -132,17 +133,7 @@ class NertsPPOConfig:
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_games", self.eval_games, 0)
         check_at_least("eval_max_hands", self.eval_max_hands, 1)
-        if not self.hidden or any(h < 1 for h in self.hidden):
-            raise ConfigError(
-                f"hidden={self.hidden!r} is not allowed: a non-empty list of sizes >= 1"
-            )
-        for name in ("learning_rate", "gamma", "gae_lambda", "clip_coef"):
-            value = getattr(self, name)
-            if not 0 < value <= 1:
-                raise ConfigError(f"{name}={value!r} is not allowed: must be in (0, 1]")
-        for name in ("ent_coef", "vf_coef", "max_grad_norm"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"{name}={getattr(self, name)!r} is not allowed: must be >= 0")
+        check_ppo_settings(self)
 
 
 class Rollouts:
