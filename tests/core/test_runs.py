@@ -112,7 +112,10 @@ def test_sigint_to_a_training_process(tmp_path):
     run = tmp_path / "run"
     cfg = _config(tmp_path, "ginny_ppo")
     code = (
-        "import sys, time\n"
+        "import signal, sys, time\n"
+        # a process started in the background (``cmd &``) inherits SIGINT ignored; a terminal's
+        # Ctrl-C is what this test sends, so the child takes SIGINT as Python does by default
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import training.ginny_o.ppo as ppo\n"
         "from pathlib import Path\n"
         "def train(cfg, *a, **k):\n"
