@@ -61,10 +61,7 @@ def test_ctrl_c_says_what_to_resume_and_exits_130(trainer, tmp_path, monkeypatch
     assert "interrupted" in err and "Traceback" not in err
     if kind == "checkpoint":
         assert f"the latest checkpoint is {run / 'checkpoint.pt'}" in err
-    if kind != "none":
-        assert f"gnome train --resume {run}" in err
-    else:
-        assert "--overwrite" in err
+    assert f"gnome train --resume {run}" in err
 
 
 @pytest.mark.parametrize("trainer", list(TRAINERS))

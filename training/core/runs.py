@@ -71,9 +71,8 @@ def check_new_run(
 
 def interrupted(output_dir: str | Path, kind: str = "checkpoint", stream=None) -> int:  # type: ignore[no-untyped-def]
     """After Ctrl-C: say what the run in ``output_dir`` kept and how to go on; returns
-    :data:`INTERRUPTED`. ``kind``: ``"checkpoint"`` (a trainer that writes checkpoint.pt),
-    ``"chunks"`` (a generate-then-fit trainer: data chunks are kept) or ``"none"`` (no
-    checkpoint: start again)."""
+    :data:`INTERRUPTED`. ``kind``: ``"checkpoint"`` (a trainer that writes checkpoint.pt)
+    or ``"chunks"`` (a generate-then-fit trainer: data chunks are kept)."""
     stream = sys.stderr if stream is None else stream
     out = Path(output_dir)
     note = "\ngnome train: interrupted (Ctrl-C); "
@@ -90,14 +89,12 @@ def interrupted(output_dir: str | Path, kind: str = "checkpoint", stream=None) -
                 f"no checkpoint was written yet ({ckpt} does not exist); start again with "
                 "--overwrite (or a lower checkpoint_interval)"
             )
-    elif kind == "chunks":
+    else:  # "chunks"
         chunks = sorted((out / "data").glob("w*_c*.npz")) if (out / "data").is_dir() else []
         note += (
             f"{len(chunks)} data chunks are kept in {out / 'data'}; continue with "
             f"gnome train --resume {out}"
         )
-    else:
-        note += f"this trainer writes no checkpoint; start again with --overwrite ({out})"
     print(note, file=stream, flush=True)
     return INTERRUPTED
 
