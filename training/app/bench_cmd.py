@@ -5,6 +5,7 @@ registry's first game. Each game's benchmark has its own options
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from gnome_env.registry import game_names, games, get_game
@@ -12,19 +13,10 @@ from gnome_env.registry import game_names, games, get_game
 
 def split_game(argv: list[str]) -> tuple[str | None, list[str]]:
     """``(--game value or None, the other arguments)``."""
-    rest: list[str] = []
-    game = None
-    it = iter(range(len(argv)))
-    for i in it:
-        arg = argv[i]
-        if arg == "--game" and i + 1 < len(argv):
-            game = argv[i + 1]
-            next(it, None)
-        elif arg.startswith("--game="):
-            game = arg.split("=", 1)[1]
-        else:
-            rest.append(arg)
-    return game, rest
+    picker = argparse.ArgumentParser(prog="gnome bench", add_help=False, allow_abbrev=False)
+    picker.add_argument("--game", default=None)
+    known, rest = picker.parse_known_args(argv)
+    return known.game, rest
 
 
 def run_bench(argv: list[str]) -> int:
