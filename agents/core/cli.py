@@ -109,6 +109,25 @@ def make_agents(
         parser.error(f"argument {option}: {err}")
 
 
+def demo_lineup(
+    args: argparse.Namespace,
+    config: Callable[[argparse.Namespace, int], Any],
+    known: Sequence[str],
+    make: Callable[[str, int, Any], Any],
+    label: str,
+) -> tuple[Any, list[str], list[Any]]:
+    """``(rules, specs, agents)`` of a bots-only ``gnome demo``: the seed checked, the game's
+    config from its options (``config(args, n)``), ``--lineup`` (default ``greedy``) read by
+    the one lineup rule, and the agent at seat ``s`` seeded ``seed + s``."""
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    check_seed(parser, args.seed)
+    rules = config(args, n)
+    specs = parse_lineup(parser, "--lineup", args.lineup or "greedy", n, known, label)
+    seeds = [args.seed + seat for seat in range(n)]
+    return rules, specs, make_agents(parser, "--lineup", make, specs, seeds, rules)
+
+
 def unwritable(path: str) -> str | None:
     """Why a game record cannot be written to ``path`` (None: it can): checked before a
     game starts, so a human does not play a game whose record is then lost."""

@@ -7,7 +7,14 @@ import argparse
 import sys
 from typing import Any
 
-from agents.core.cli import check_seat, check_seed, config_from_options, make_agents, parse_lineup
+from agents.core.cli import (
+    check_seat,
+    check_seed,
+    config_from_options,
+    demo_lineup,
+    make_agents,
+    parse_lineup,
+)
 
 LABEL = "Ginny-O "
 
@@ -55,13 +62,8 @@ def demo(args: argparse.Namespace) -> int:
     from agents.ginny_o.registry import make_ginny_agent
     from gnome_env.ginny_o import GinnyGame
 
-    parser: argparse.ArgumentParser = args.parser
     n = args.players
-    check_seed(parser, args.seed)
-    rules = config(args, n)
-    specs = parse_lineup(parser, "--lineup", args.lineup or "greedy", n, _specs(), LABEL)
-    seeds = [args.seed + seat for seat in range(n)]
-    agents = make_agents(parser, "--lineup", make_ginny_agent, specs, seeds, rules)
+    rules, specs, agents = demo_lineup(args, config, _specs(), make_ginny_agent, LABEL)
     game = GinnyGame(rules, seed=args.seed)
     print(f"Ginny-O, {n} players, seed {args.seed}, seats: {', '.join(specs)}")
     print(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agents.core.cli import check_seed, config_from_options, make_agents, parse_lineup
+from agents.core.cli import config_from_options, demo_lineup
 
 LABEL = "Nerts "
 
@@ -53,13 +53,8 @@ def demo(args: argparse.Namespace) -> int:
     from agents.nerts.registry import known_nerts_specs, make_nerts_agent
     from gnome_env.nerts import NertsGame
 
-    parser: argparse.ArgumentParser = args.parser
     n = args.players
-    check_seed(parser, args.seed)
-    rules = config(args, n)
-    specs = parse_lineup(parser, "--lineup", args.lineup or "greedy", n, known_nerts_specs(), LABEL)
-    seeds = [args.seed + seat for seat in range(n)]
-    agents = make_agents(parser, "--lineup", make_nerts_agent, specs, seeds, rules)
+    rules, specs, agents = demo_lineup(args, config, known_nerts_specs(), make_nerts_agent, LABEL)
     game = NertsGame(rules, seed=args.seed)
     steps = play_game(game, agents)
     print(f"Nerts, {n} players, seed {args.seed}, seats: {', '.join(specs)}")
