@@ -75,6 +75,8 @@ class ArenaGame:
     """The record key of the per-unit scores: ``round_scores`` or ``hand_scores``."""
     saves_games: bool
     """Whether ``save_games`` is supported (a replayable record format exists)."""
+    record_text: Callable[[Mapping[str, Any]], str] | None = None
+    """How a saved game record is written (None: indented JSON)."""
 
 
 def arena_game(name: str) -> ArenaGame:
@@ -175,32 +177,73 @@ def rotation_seats(n: int, rotation: int) -> list[int]:
     return [(i + rotation) % n for i in range(n)]
 
 
+def game_meta(
+    lineup: Sequence[LineupEntry],
+    seats: Sequence[int],
+    rotation: int,
+    entry_seeds: Sequence[int],
+    base: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The ``meta`` of a saved arena game, JSON-ready: ``base`` (the run's ``source``,
+    ``arena_seed``, ``deal``) plus ``num_players``, ``lineup`` (entry labels), ``players``
+    (the label of the agent at each seat), ``seats`` (the seat of each entry), ``rotation``,
+    ``agent_seeds`` (by seat) and, when ``base`` has a ``deal``, ``game_index = deal * n +
+    rotation``."""
+    n = len(seats)
+    entry_at = [0] * n
+    for i, seat in enumerate(seats):
+        entry_at[seat] = i
+    labels = [entry_label(e) for e in lineup]
+    meta: dict[str, Any] = dict(base or {})
+    meta.update(
+        num_players=n,
+        lineup=labels,
+        players=[labels[entry_at[s]] for s in range(n)],
+        seats=list(seats),
+        rotation=rotation,
+        agent_seeds=[int(entry_seeds[entry_at[s]]) for s in range(n)],
+    )
+    if "deal" in meta:
+        meta["game_index"] = int(meta["deal"]) * n + rotation
+    return meta
+
+
 def play_rotations(
     lineup_specs: Sequence[Any],
     n: int,
     deal_seed: int,
     agent_seed: int,
     build: Callable[[Any, int], Any],
-    play: Callable[[list[Any]], tuple[dict[str, list[Any]], dict[str, Any]]],
+    play: Callable[..., tuple[dict[str, list[Any]], dict[str, Any]]],
+    record_rotations: Sequence[int] = (),
+    record_meta: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``n`` seat rotations of one deal, for a game without saved records (Nerts, Ginny-O).
+    """The ``n`` seat rotations of one deal, for the games played by a ``play`` callback
+    (Nerts, Ginny-O).
 
     Rotation ``r`` seats lineup entry ``i`` at ``(i + r) % n`` with the agent
     ``build(entry, agent_seed_for(agent_seed, r, i))``; ``play(agents_by_seat)`` plays the
     deal's game and returns ``(by_seat, extra)``: lists indexed by seat (``totals``, the
     per-unit scores, ``ranks``, ``win_shares``, ...) and game-wide values. Each record is
     ``rotation``, ``game_seed``, ``seats``, every ``by_seat`` list reordered by lineup entry,
-    then ``extra``.
+    then ``extra``. For a rotation in ``record_rotations``, ``play`` is called as
+    ``play(agents_by_seat, meta)`` with the saved game's :func:`game_meta` and puts the game
+    record under ``extra["record"]``.
     """
     if len(lineup_specs) != n:
         raise ValueError(f"{len(lineup_specs)} lineup entries for {n} players: give exactly {n}")
     records = []
     for rotation in range(n):
         seats = rotation_seats(n, rotation)
+        entry_seeds = [agent_seed_for(agent_seed, rotation, i) for i in range(n)]
         agents: list[Any] = [None] * n
         for i, entry in enumerate(lineup_specs):
-            agents[seats[i]] = build(entry, agent_seed_for(agent_seed, rotation, i))
-        by_seat, extra = play(agents)
+            agents[seats[i]] = build(entry, entry_seeds[i])
+        if rotation in record_rotations:
+            meta = game_meta(lineup_specs, seats, rotation, entry_seeds, record_meta)
+            by_seat, extra = play(agents, meta)
+        else:
+            by_seat, extra = play(agents)
         record: dict[str, Any] = {"rotation": rotation, "game_seed": deal_seed, "seats": seats}
         for key, values in by_seat.items():
             record[key] = [values[s] for s in seats]
@@ -411,11 +454,19 @@ def prepare_save_dir(path: str | os.PathLike[str]) -> Path:
     return directory
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file + rename), as
-    :func:`gnome_env.gnoming.records.save_record` writes a record."""
+def saved_record_paths(
+    directory: str | os.PathLike[str], games: int, save_every: int
+) -> list[Path]:
+    """The files a run of ``games`` games (already a multiple of the seat count) saving
+    every ``save_every``-th game writes in ``directory``."""
+    return [Path(directory) / record_file_name(k) for k in range(0, games, save_every)]
+
+
+def _write_json(path: Path, data: dict[str, Any], text: Callable[[Any], str] | None = None) -> None:
+    """Write ``data`` as JSON (``text(data)``, default indented) to ``path`` atomically
+    (temp file + rename), as :func:`gnome_env.gnoming.records.save_record` writes a record."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
+    tmp.write_text(json.dumps(data, indent=1) if text is None else text(data))
     os.replace(tmp, path)
 
 
@@ -570,7 +621,8 @@ def run_games(
             for rec in deal_records:
                 game_record = rec.pop("record", None)
                 if game_record is not None and save_dir is not None:
-                    _write_json(save_dir / record_file_name(d * n + rec["rotation"]), game_record)
+                    path = save_dir / record_file_name(d * n + rec["rotation"])
+                    _write_json(path, game_record, game.record_text)
                 records.append({"deal": d, **rec})
             bar.update(n)
     settings: dict[str, Any] = {} if game.name == "gnoming" else {"game": game.name}
@@ -613,7 +665,7 @@ def run_arena(
     ``game`` picks the game: ``"gnoming"`` (Gnoming A Round, the default) or ``"nerts"``
     (:mod:`agents.nerts.arena`: seats 2..6, ``rules`` a ``NertsConfig`` or a mapping of its
     fields, specs from :func:`agents.nerts.registry.make_nerts_agent`, one game = hands until
-    the N31 game end; no ``save_games``).
+    the N31 game end; saved games are :mod:`gnome_env.nerts.records`).
 
     ``lineup`` has one entry per seat: spec strings (``"random"``) or factories
     ``factory(seed, config) -> agent``. Deals are seeded from ``seed`` (:func:`deal_seeds`)
@@ -624,9 +676,11 @@ def run_arena(
     goes to stderr unless ``progress`` is False.
 
     ``save_games`` (a directory, created if missing) keeps the game record
-    (:mod:`gnome_env.gnoming.records`) of every ``save_every``-th game: game ``k = deal * n +
-    rotation`` is written to ``save_games/game_{k:06d}.json`` when ``k % save_every == 0``
-    (replay one with ``gnome_env.load_record(path)``). Its ``meta`` says where it came from:
+    (:mod:`gnome_env.gnoming.records`, :mod:`gnome_env.nerts.records`) of every
+    ``save_every``-th game: game ``k = deal * n + rotation`` is written to
+    ``save_games/game_{k:06d}.json`` when ``k % save_every == 0`` (replay one with
+    ``gnome replay``, ``gnome_env.load_record(path)`` or, for Nerts,
+    ``gnome_env.nerts.records.load_record(path)``). Its ``meta`` says where it came from:
     ``source``, ``num_players``, ``lineup``, ``players`` (the entry label at each seat),
     ``seats`` (the seat of each entry), ``arena_seed``, ``deal``, ``rotation``,
     ``game_index`` and ``agent_seeds`` (by seat). Saving does not change the result.

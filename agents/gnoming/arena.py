@@ -53,6 +53,7 @@ from agents.core.arena import (
     entry_label,
     entry_names,
     full_rules,
+    game_meta,
     normal_ci,
     prepare_save_dir,
     record_file_name,
@@ -219,31 +220,8 @@ def play_deal(
     return records
 
 
-def _game_meta(
-    lineup: Sequence[LineupEntry],
-    seats: Sequence[int],
-    rotation: int,
-    entry_seeds: Sequence[int],
-    base: Mapping[str, Any] | None,
-) -> dict[str, Any]:
-    """The ``meta`` of a saved arena game (see :func:`play_deal`); JSON-ready."""
-    n = len(seats)
-    entry_at = [0] * n
-    for i, seat in enumerate(seats):
-        entry_at[seat] = i
-    labels = [entry_label(e) for e in lineup]
-    meta: dict[str, Any] = dict(base or {})
-    meta.update(
-        num_players=n,
-        lineup=labels,
-        players=[labels[entry_at[s]] for s in range(n)],
-        seats=list(seats),
-        rotation=rotation,
-        agent_seeds=[int(entry_seeds[entry_at[s]]) for s in range(n)],
-    )
-    if "deal" in meta:
-        meta["game_index"] = int(meta["deal"]) * n + rotation
-    return meta
+#: The ``meta`` of a saved arena game (see :func:`play_deal`): the shared one.
+_game_meta = game_meta
 
 
 # ---------------------------------------------------------------------- the run

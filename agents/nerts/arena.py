@@ -6,6 +6,11 @@ seed, hand and step only) are common to the rotations. One arena *game* is one w
 game: hands until N31 ends it (``target_score`` reached or ``max_hands`` played), so
 ``rules={"max_hands": 1}`` makes every arena game a single hand.
 
+A saved game (``run_arena(..., game="nerts", save_games=DIR)``, ``gnome eval --game nerts
+--save-games DIR``) is a Nerts game record (:mod:`gnome_env.nerts.records`): the deal seed,
+the rules and every step's joint action, with the arena's ``meta``
+(:func:`agents.core.arena.game_meta`).
+
 Each step every seat's agent gets ``NertsView.from_game(game, seat)`` -- its public view
 (N34), never the game -- and returns an id from ``view.legal_actions``; an illegal id is an
 error (the engine raises, nothing is substituted). Ranks follow N31: higher total first, a
@@ -22,6 +27,7 @@ from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
 from gnome_env.nerts.engine import NertsGame
 from gnome_env.nerts.information import NertsView
+from gnome_env.nerts.records import GameLog, record_text, to_record
 
 #: A Nerts lineup entry: a spec (``"greedy"``) or a factory ``(seed, NertsConfig) -> agent``.
 NertsEntry = str | Callable[[int, NertsConfig], Any]
@@ -59,16 +65,21 @@ def _build(entry: NertsEntry, seed: int, config: NertsConfig) -> Any:
     return entry(seed, config)
 
 
-def play_game(game: NertsGame, agents: Sequence[Any]) -> int:
-    """Play ``game`` to its end (N31) with one agent per seat; the number of steps played."""
+def play_game(game: NertsGame | GameLog, agents: Sequence[Any]) -> int:
+    """Play ``game`` to its end (N31) with one agent per seat; the number of steps played.
+    A :class:`~gnome_env.nerts.records.GameLog` is played the same way and keeps every
+    step's joint action."""
+    play = game
+    if isinstance(game, GameLog):
+        game = game.game
     n = game.num_players
     steps = 0
     while True:
         if game.hand_over:
             if game.game_over:
                 return steps
-            game.next_hand()
-        game.step([agents[s].decide(NertsView.from_game(game, s)) for s in range(n)])
+            play.next_hand()
+        play.step([agents[s].decide(NertsView.from_game(game, s)) for s in range(n)])
         steps += 1
 
 
@@ -94,17 +105,19 @@ def play_nerts_deal(
     by :func:`agents.core.arena.agent_seed_for`. A pure function of its arguments. Each
     record lists, by lineup entry: ``seats``, ``totals``, ``hand_scores`` (one list per
     entry), ``ranks`` and ``win_shares``; plus ``rotation``, ``game_seed``, ``hands``,
-    ``steps``, ``end_reasons`` (one per hand) and the final state's ``digest``. Nerts has
-    no game record format yet, so ``record_rotations`` must be empty (``record_meta`` is
-    accepted for the shared call and unused).
+    ``steps``, ``end_reasons`` (one per hand) and the final state's ``digest``. The games of
+    the rotations in ``record_rotations`` also get a ``"record"``: the Nerts game record
+    (:func:`gnome_env.nerts.records.to_record`) with the meta of
+    :func:`agents.core.arena.game_meta` (``record_meta`` plus who sat where).
     """
-    if record_rotations:
-        raise ValueError("Nerts games cannot be saved: there is no Nerts game record format")
     config = NertsConfig.from_dict({**rules_dict, "num_players": num_players})
 
-    def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-        game = NertsGame(config, deal_seed)
-        steps = play_game(game, agents)
+    def play(
+        agents: list[Any], meta: dict[str, Any] | None = None
+    ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+        log = GameLog(config, deal_seed) if meta is not None else None
+        game = NertsGame(config, deal_seed) if log is None else log.game
+        steps = play_game(game if log is None else log, agents)
         ranks, shares = game_outcome(game)
         by_seat = {
             "totals": list(game.totals),
@@ -118,10 +131,21 @@ def play_nerts_deal(
             "end_reasons": [h.end_reason for h in game.hand_results],
             "digest": game.digest(),
         }
+        if log is not None:
+            extra["record"] = to_record(log, meta)
         return by_seat, extra
 
     build = lambda entry, seed: _build(entry, seed, config)  # noqa: E731
-    return play_rotations(lineup_specs, num_players, deal_seed, agent_seed, build, play)
+    return play_rotations(
+        lineup_specs,
+        num_players,
+        deal_seed,
+        agent_seed,
+        build,
+        play,
+        record_rotations=record_rotations,
+        record_meta=record_meta,
+    )
 
 
 #: Nerts in the shared arena.
@@ -136,5 +160,6 @@ NERTS_ARENA = ArenaGame(
     rules_line=_rules_line,
     score_name="hand",
     score_key="hand_scores",
-    saves_games=False,
+    saves_games=True,
+    record_text=record_text,
 )

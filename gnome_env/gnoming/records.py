@@ -18,17 +18,16 @@ import json
 import os
 from pathlib import Path
 
+from gnome_env.core.records import RecordError, read_record
 from gnome_env.gnoming.config import RulesConfig
 from gnome_env.gnoming.engine import Game
+
+__all__ = ["RecordError", "load_record", "read_record", "replay", "save_record", "to_record"]
 
 RECORD_FORMAT = "gnome_env.game_record"
 RECORD_VERSION = 2
 _KEYS = ("format", "version", "rules", "seed", "stacked_decks", "actions", "checkpoints", "final")
 _OPTIONAL_KEYS = ("meta",)
-
-
-class RecordError(ValueError):
-    """A record that cannot be read or does not replay."""
 
 
 def to_record(game: Game, meta: dict | None = None) -> dict:
@@ -138,20 +137,3 @@ def load_record(path: str | os.PathLike) -> Game:
     """Read a JSON record from ``path`` and replay it."""
     return replay(read_record(path))
 
-
-def read_record(path: str | os.PathLike) -> dict:
-    """The JSON object stored at ``path`` (not yet replayed: :func:`replay` checks it);
-    an unreadable file or bad JSON is a :class:`RecordError`."""
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise RecordError(f"cannot read record {str(path)!r}: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise RecordError(
-            f"record {str(path)!r} is not a game record: a binary file, not JSON text"
-        ) from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"record {str(path)!r} is not valid JSON: {err}") from None
-    return record

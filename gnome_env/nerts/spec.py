@@ -27,6 +27,7 @@ SPEC = GameSpec(
         "options": "agents.nerts.cli:OPTIONS",
         "config": "agents.nerts.cli:config",
         "demo": "agents.nerts.cli:demo",
+        "eval": "agents.nerts.cli:eval_extras",
         "label": "agents.nerts.cli:LABEL",
     },
     shipped=(
