@@ -184,8 +184,8 @@ def stall_words(view: NertsView) -> str:
     else:
         text = f"no progress for {view.stall} step{'s' if view.stall != 1 else ''}"
     if view.remedy_done:
-        return text + "; stocks were re-formed (remedy, N26): stuck again ends the hand (N27)"
-    return text + f" (stocks are re-formed when all are stuck or after {cfg.stall_steps}, N25)"
+        return text + "; stocks were re-formed (N26): if all are stuck again, the hand ends (N27)"
+    return text + f"; at {cfg.stall_steps}, or when all are stuck, stocks are re-formed (N25)"
 
 
 def rank_label(rank: int) -> str:
