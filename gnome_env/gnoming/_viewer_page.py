@@ -1,33 +1,17 @@
-# ruff: noqa: E501  (the page: HTML, CSS and script in one string)
+# ruff: noqa: E501  (the page: HTML, CSS and script in strings)
 """The replay viewer's HTML page (:func:`gnome_env.gnoming.viewer.render_html` fills in the data).
 
-One file, no network: inline CSS, an inline script, the game as JSON in a
-``<script type="application/json">`` element. Elements carry ids and ``data-`` attributes
-that ``tests/gnoming/test_viewer_browser.py`` reads (``#status``, ``#chosen``, ``.seat`` /
+The shared page of :mod:`gnome_env.core.viewer_page` (controls, keys, play / pause, the view
+selector, the address) with Gnoming A Round's drawing: the table before each decision (3x3
+layouts, draw pile, piles A and B, the card in hand), the decision with its options, the
+round's scoring and the game's end. Elements carry ids and ``data-`` attributes that
+``tests/gnoming/test_viewer_browser.py`` reads (``#status``, ``#chosen``, ``.seat`` /
 ``.card`` with ``data-seat``, ``data-pos``, ``data-face``, ``#round-table``).
 """
 
-PAGE = r"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>__TITLE__</title>
-<style>
-  body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0;
-         background: #1f5130; color: #f4f4ec; }
-  header { padding: 8px 16px; background: #163b23; }
-  header h1 { font-size: 18px; margin: 0 0 4px 0; }
-  header .players { font-size: 13px; color: #cfe3d4; }
-  #controls { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 8px 16px;
-              background: #18432a; position: sticky; top: 0; z-index: 2; }
-  #controls button, #controls select, #controls input { font-size: 14px; padding: 3px 8px; }
-  #controls input { width: 70px; }
-  #status { margin-left: 8px; font-size: 14px; }
-  main { display: flex; flex-wrap: wrap; gap: 16px; padding: 12px 16px; }
-  #table { flex: 3 1 560px; }
-  #side { flex: 2 1 320px; }
-  .topbar { display: flex; gap: 18px; align-items: flex-end; margin-bottom: 12px; flex-wrap: wrap; }
+from gnome_env.core.viewer_page import page
+
+CSS = """  .topbar { display: flex; gap: 18px; align-items: flex-end; margin-bottom: 12px; flex-wrap: wrap; }
   .pile { text-align: center; font-size: 12px; }
   .pile .label { margin-top: 3px; }
   .info { font-size: 14px; line-height: 1.5; }
@@ -51,63 +35,20 @@ PAGE = r"""<!DOCTYPE html>
   .card.empty { background: transparent; border: 2px dashed #9fbfa8; }
   .card.scored { outline: 3px solid #ffd84a; }
   .card.removed { visibility: hidden; }
-  .panel { background: #173f27; border-radius: 8px; padding: 8px 12px; margin-bottom: 12px; }
-  .panel h2 { font-size: 15px; margin: 0 0 6px 0; }
   table.options { border-collapse: collapse; width: 100%; font-size: 13px; }
   table.options td { padding: 2px 4px; border-bottom: 1px solid #24553a; }
   tr.chosen { background: #4a7a2a; font-weight: bold; }
   .bar { display: inline-block; height: 8px; background: #9ad0ff; vertical-align: middle; }
   table.scores { border-collapse: collapse; font-size: 13px; }
   table.scores th, table.scores td { padding: 2px 8px; border-bottom: 1px solid #24553a; text-align: right; }
-  .help { font-size: 12px; color: #cfe3d4; }
-</style>
-</head>
-<body>
-<header>
-  <h1 id="title"></h1>
-  <div class="players" id="players"></div>
-</header>
-<div id="controls">
-  <button id="first" title="first entry (Home)">&laquo; first</button>
-  <button id="prev" title="previous (Left arrow)">&#x25C0; prev</button>
-  <button id="next" title="next (Right arrow)">next &#x25B6;</button>
-  <button id="next-round" title="next round end (Down arrow)">next round &raquo;</button>
-  <button id="play" title="play / pause (Space)">play</button>
-  <select id="speed" title="seconds per entry">
-    <option value="1500">slow</option><option value="700" selected>normal</option><option value="250">fast</option>
-  </select>
-  <label>step <input id="jump" type="number" min="0"></label><button id="go">go</button>
-  <label>view <select id="view"></select></label>
-  <span id="status"></span>
-</div>
-<main>
-  <section id="table"></section>
-  <section id="side"></section>
-</main>
-<p class="help" style="padding: 0 16px 12px 16px">Address: add #step=N, #round=R or #entry=N (and &amp;view=all or a seat number) to open there.
+"""
+
+HELP = """Address: add #step=N, #round=R or #entry=N (and &amp;view=all or a seat number) to open there.
 Keys: &larr; / &rarr; previous / next, &darr; next round end,
 &uarr; previous round end, space play / pause, Home / End first / last.
-Cards: backs are face down; in the omniscient view a face-down card's value is written on its back in yellow.</p>
-<script type="application/json" id="game-data">__DATA__</script>
-<script>
-"use strict";
-const DATA = JSON.parse(document.getElementById("game-data").textContent);
-const E = DATA.entries;
-let index = 0;
-let timer = null;
+Cards: backs are face down; in the omniscient view a face-down card's value is written on its back in yellow."""
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
-function viewSeat() {  // null: omniscient; else the seat whose view is shown
-  const v = document.getElementById("view").value;
-  return v === "all" ? null : Number(v);
-}
-
+SCRIPT = r"""
 function cardNode(label, hiddenLabel, extra) {
   const c = el("div", "card");
   if (label === null || label === undefined) {
@@ -296,87 +237,42 @@ function drawSide(entry) {
   }
 }
 
-function show(i) {
-  index = Math.max(0, Math.min(E.length - 1, i));
-  const entry = E[index];
+// ---- the hooks of the shared page (gnome_env/core/viewer_page.py)
+function drawEntry(entry) {
   drawTable(entry);
   drawSide(entry);
-  const status = document.getElementById("status");
-  status.dataset.index = index;
-  status.dataset.kind = entry.kind;
-  status.dataset.step = entry.step;
+}
+
+function entryWhere(entry) {
   const what = entry.kind === "decision" ? "step " + entry.step : (entry.kind === "round_end" ? "round " + entry.round + " end" : "game over");
-  status.textContent = "entry " + (index + 1) + " / " + E.length + " \u00b7 " + what + " (last step " + (E.length ? E[E.length - 1].step : 0) + ")";
+  return what + " (last step " + (E.length ? E[E.length - 1].step : 0) + ")";
 }
 
-function nextRound(direction) {
-  for (let j = index + direction; j >= 0 && j < E.length; j += direction) {
-    if (E[j].kind !== "decision") { show(j); return; }
-  }
-  show(direction > 0 ? E.length - 1 : 0);
+function markStatus(status, entry) {}
+
+function isStop(entry) { return entry.kind !== "decision"; }
+
+function findJump(text) {
+  const step = Number(text);
+  return E.findIndex(e => e.kind === "decision" && e.step === step);
 }
 
-function togglePlay() {
-  const button = document.getElementById("play");
-  if (timer !== null) { clearInterval(timer); timer = null; button.textContent = "play"; return; }
-  button.textContent = "pause";
-  timer = setInterval(() => {
-    if (index >= E.length - 1) { togglePlay(); return; }
-    show(index + 1);
-  }, Number(document.getElementById("speed").value));
+function jumpMiss(text) {
+  return "no step " + Number(text) + ": steps are 0.." + E[E.length - 1].step;
 }
 
-function jump() {
-  const step = Number(document.getElementById("jump").value);
-  const j = E.findIndex(e => e.kind === "decision" && e.step === step);
-  if (j >= 0) show(j);
-  else document.getElementById("status").textContent = "no step " + step + ": steps are 0.." + E[E.length - 1].step;
-}
-
-function setup() {
-  document.getElementById("title").textContent = DATA.title;
-  document.getElementById("players").textContent = DATA.players.map((p, s) => "P" + s + ": " + p).join(" \u00b7 ") + " \u00b7 game seed " + DATA.seed + (DATA.where ? " \u00b7 " + DATA.where : "");
-  const view = document.getElementById("view");
-  if (DATA.seat_only === null) view.appendChild(new Option("omniscient", "all"));
-  for (let s = 0; s < DATA.num_players; s++) {
-    if (DATA.seat_only === null || DATA.seat_only === s) view.appendChild(new Option("seat " + s + " (" + DATA.short_players[s] + ")", String(s)));
-  }
-  view.addEventListener("change", () => show(index));
-  document.getElementById("first").addEventListener("click", () => show(0));
-  document.getElementById("prev").addEventListener("click", () => show(index - 1));
-  document.getElementById("next").addEventListener("click", () => show(index + 1));
-  document.getElementById("next-round").addEventListener("click", () => nextRound(1));
-  document.getElementById("play").addEventListener("click", togglePlay);
-  document.getElementById("go").addEventListener("click", jump);
-  document.getElementById("jump").addEventListener("keydown", ev => { if (ev.key === "Enter") jump(); ev.stopPropagation(); });
-  document.addEventListener("keydown", ev => {
-    if (ev.target && ev.target.tagName === "SELECT") return;
-    if (ev.key === "ArrowRight") { show(index + 1); ev.preventDefault(); }
-    else if (ev.key === "ArrowLeft") { show(index - 1); ev.preventDefault(); }
-    else if (ev.key === "ArrowDown") { nextRound(1); ev.preventDefault(); }
-    else if (ev.key === "ArrowUp") { nextRound(-1); ev.preventDefault(); }
-    else if (ev.key === " ") { togglePlay(); ev.preventDefault(); }
-    else if (ev.key === "Home") { show(0); ev.preventDefault(); }
-    else if (ev.key === "End") { show(E.length - 1); ev.preventDefault(); }
-  });
-  window.addEventListener("hashchange", fromAddress);
-  fromAddress();
-}
-
-// Open at a place given in the address: #step=N (the decision of record step N),
-// #entry=N (0-based entry), #round=R (round R's scoring), &view=all|S (a seat's view).
-function fromAddress() {
-  const view = document.getElementById("view");
-  const want = new URLSearchParams(location.hash.slice(1));
-  if (want.has("view") && [...view.options].some(o => o.value === want.get("view"))) view.value = want.get("view");
-  let start = 0;
-  if (want.has("entry")) start = Number(want.get("entry")) || 0;
+// #step=N (the decision of record step N), #round=R (round R's scoring)
+function startFrom(want, start) {
   if (want.has("step")) { const j = E.findIndex(e => e.kind === "decision" && e.step === Number(want.get("step"))); if (j >= 0) start = j; }
   if (want.has("round")) { const j = E.findIndex(e => e.kind === "round_end" && e.round === Number(want.get("round"))); if (j >= 0) start = j; }
-  show(start);
+  return start;
 }
-setup();
-</script>
-</body>
-</html>
 """
+
+PAGE = page(
+    css=CSS,
+    stop_button=("next-round", "next round &raquo;", "next round end (Down arrow)"),
+    jump=("step", 'type="number" min="0"'),
+    help_html=HELP,
+    script=SCRIPT,
+)

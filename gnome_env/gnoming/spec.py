@@ -38,6 +38,7 @@ SPEC = GameSpec(
         "eval": "agents.gnoming.cli:eval_extras",
         "label": "agents.gnoming.cli:LABEL",
         "play_players": "agents.gnoming.cli:PLAY_PLAYERS",
+        "replay": "agents.gnoming.replay:replay",
     },
     shipped=(
         ShippedPolicy(

@@ -1,6 +1,6 @@
 """Watch a recorded game: the viewer's data, a self-contained HTML replay, GIF/MP4 frames.
 
-``gnome replay RECORD.json --html OUT.html`` (:mod:`training.app.replay_cmd`) uses this
+``gnome replay RECORD.json --html OUT.html`` (:mod:`agents.gnoming.replay`) uses this
 module. A game record (:mod:`gnome_env.gnoming.records`) is replayed action by action and turned
 into
 a list of *entries* that the page steps through:
@@ -35,14 +35,13 @@ from __future__ import annotations
 import html
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gnome_env.core import video
 from gnome_env.gnoming.actions import action_name
 from gnome_env.gnoming.cards import HAZARD, LINES, MULLIGAN
 from gnome_env.gnoming.describe import describe_action
@@ -295,60 +294,24 @@ def frames(game: Game, every: int = 1) -> Iterator[np.ndarray]:
 
 def write_gif(game: Game, path: str | os.PathLike, fps: float = 4.0, every: int = 1) -> int:
     """Write the game's frames as an animated GIF (needs Pillow); returns the frame count.
-    The last frame (the final table) is held for two seconds."""
-    try:
-        from PIL import Image
-    except ImportError:
-        raise ValueError(
-            "--gif needs Pillow (pip install pillow; the train extra brings it)"
-        ) from None
-    if not fps > 0:
-        raise ValueError(f"fps={fps!r} is not allowed: use a positive number")
-    pictures = [Image.fromarray(f) for f in frames(game, every)]
-    duration = [max(20, round(1000 / fps))] * len(pictures)
-    duration[-1] = 2000
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    pictures[0].save(
-        tmp, format="GIF", save_all=True, append_images=pictures[1:], duration=duration, loop=0
-    )
-    os.replace(tmp, path)
-    return len(pictures)
+    The last frame (the final table) is held for two seconds
+    (:func:`gnome_env.core.video.write_gif`)."""
+    return video.write_gif(frames(game, every), path, fps)
 
 
 def ffmpeg_path() -> str | None:
     """The ``ffmpeg`` executable on PATH, or None."""
-    return shutil.which("ffmpeg")
+    return video.ffmpeg_path()
 
 
 def write_mp4(game: Game, path: str | os.PathLike, fps: float = 4.0, every: int = 1) -> int:
     """Write the game's frames as an H.264 MP4 through the ``ffmpeg`` program (raw frames on
-    its stdin); returns the frame count. A clear ValueError if ffmpeg is not installed."""
+    its stdin, :func:`gnome_env.core.video.write_mp4`); returns the frame count. A clear
+    ValueError if ffmpeg is not installed."""
     exe = ffmpeg_path()
     if exe is None:
         raise ValueError(
             "--mp4 needs the ffmpeg program on PATH (apt-get install ffmpeg); "
             "--gif needs only Pillow"
         )
-    if not fps > 0:
-        raise ValueError(f"fps={fps!r} is not allowed: use a positive number")
-    pictures = list(frames(game, every))
-    pictures += [pictures[-1]] * max(1, round(2 * fps))  # hold the final table ~2 s
-    h, w, _ = pictures[0].shape
-    pad_h, pad_w = h % 2, w % 2  # yuv420p needs even sizes
-    path = Path(path)
-    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
-    cmd = [
-        exe, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-        "-s", f"{w + pad_w}x{h + pad_h}", "-r", str(fps), "-i", "-",
-        "-c:v", "libx264", "-pix_fmt", "yuv420p", str(tmp),
-    ]  # fmt: skip
-    raw = b"".join(
-        np.pad(f, ((0, pad_h), (0, pad_w), (0, 0)), mode="edge").tobytes() for f in pictures
-    )
-    done = subprocess.run(cmd, input=raw, capture_output=True, check=False)
-    if done.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise ValueError(f"ffmpeg failed: {done.stderr.decode(errors='replace').strip()[-500:]}")
-    os.replace(tmp, path)
-    return len(pictures)
+    return video.write_mp4(frames(game, every), path, fps, exe=exe)
