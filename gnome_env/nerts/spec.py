@@ -29,6 +29,7 @@ SPEC = GameSpec(
         "demo": "agents.nerts.cli:demo",
         "eval": "agents.nerts.cli:eval_extras",
         "label": "agents.nerts.cli:LABEL",
+        "replay": "agents.nerts.replay:replay",
     },
     shipped=(
         ShippedPolicy(

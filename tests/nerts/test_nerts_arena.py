@@ -71,8 +71,9 @@ def test_play_deal_is_pure_and_factories_are_entries():
     other = play_nerts_deal([FirstLegalBot, "random"], 2, rules, 123, 457)
     assert [r["digest"] for r in other] != [r["digest"] for r in first]
     assert [r["game_seed"] for r in first] == [123, 123]
-    with pytest.raises(ValueError, match="cannot be saved"):
-        play_nerts_deal(["random", "random"], 2, rules, 1, 2, record_rotations=[0])
+    saved = play_nerts_deal([FirstLegalBot, "random"], 2, rules, 123, 456, record_rotations=[1])
+    assert "record" not in saved[0] and saved[1]["record"]["seed"] == 123
+    assert [{k: v for k, v in r.items() if k != "record"} for r in saved] == first
 
 
 def test_ranks_win_shares_and_scores_follow_n31():
@@ -135,7 +136,7 @@ def test_table_json_and_rules(tmp_path):
         (lambda: _nerts(["random", "expert"], 2, 2), r"known Nerts specs: greedy, ppo"),
         (lambda: _nerts(["random"] * 2, 2, 2, rules={"players": 3}), "must agree"),
         (lambda: _nerts(["random"] * 2, 2, 2, rules={"turns": 3}), "unknown Nerts config"),
-        (lambda: _nerts(["random"] * 2, 2, 2, save_games="x"), "not available for game='nerts'"),
+        (lambda: _nerts(["random"] * 2, 2, 2, save_every=0, save_games="x"), "save_every=0"),
         (lambda: run_arena(["random"] * 2, 2, 2, game="chess"), "must be one of gnoming, nerts"),
     ],
 )
@@ -189,8 +190,8 @@ def test_gnome_demo_game_nerts_plays_a_game(capsys):
             "argument --rounds: only with --game gnoming (this is --game nerts)",
         ),
         (
-            [*EVAL, "--save-games", "d"],
-            "argument --save-games: only with --game gnoming",
+            [*EVAL, "--save-every", "2"],
+            "argument --save-every: only with --save-games DIR",
         ),
         (
             ["eval", "--players", "3", "--lineup", "random,random,random", "--target", "5"],
