@@ -224,7 +224,7 @@ def test_frames_are_the_rgb_array_render_before_the_steps_and_at_every_hand_end(
     first_end = len(game_log.hands[0])
     for actions in game_log.hands[0]:
         game.step(actions)
-    hand_end = [p for p, end in pictures if end][0]
+    hand_end = next(p for p, end in pictures if end)
     assert np.array_equal(hand_end, render_rgb(NertsView.from_game(game, 0), game.end_reason))
     assert np.array_equal(pictures[0][0], render_rgb(NertsView.from_game(game_log.fresh_game(), 0)))
     assert first_end > 10
@@ -279,7 +279,7 @@ def test_gnome_replay_of_a_nerts_record_errors_are_clear(game_log, tmp_path, cap
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     taken = tmp_path / "taken.html"
     taken.write_text("mine")
-    for game, message in (("chess", "its game 'chess' is not one of"), ("ginny_o", "has no")):
+    for game in ("chess", "ginny_o"):
         (tmp_path / f"{game}.json").write_text(json.dumps({**record, "game": game}))
     out = str(tmp_path / "o.html")
     cases = [
@@ -287,7 +287,7 @@ def test_gnome_replay_of_a_nerts_record_errors_are_clear(game_log, tmp_path, cap
          "step 3: seat 1: action 9999 is outside the action table"),
         ([str(good), "--html", out, "--seat", "3"], "use 0..2"),
         ([str(good), "--html", out, "--compare", "greedy"], "--compare: only for Gnoming"),
-        ([str(good), "--html", str(taken)], "already exists: give another file name, or --overwrite"),
+        ([str(good), "--html", str(taken)], "already exists: give another file name, or"),
         ([str(tmp_path / "chess.json"), "--html", out], "its game 'chess' is not one of"),
         ([str(tmp_path / "ginny_o.json"), "--html", out], "Ginny-O has no game records"),
     ]  # fmt: skip
