@@ -15,7 +15,8 @@ state, so a video recorder gets frames of one size. From top to bottom:
 * the foundations (shared by everyone, N7, N8): one card per slot that can be used,
   ``(4 + jokers) x players``, showing its top (declared) card, its number above (the
   number the words use) and the owner of the top card below, in that player's colour; a
-  complete slot is framed in yellow, an unused one is an outline;
+  complete slot is framed in yellow, an unused one is an outline; where the row has room
+  (2 and 3 players), a square in its owner's colour beside the card for every card on it;
 * one panel per seat, in a grid that fills the frame (2 players: 2 x 1, 3: 3 x 1, 4: 2 x 2,
   5 and 6: 3 x 2; the sixth cell of a 5-player table explains the scoring): the player's
   name in its colour (and the agent's, when given) and its total; what the player did in
@@ -90,6 +91,8 @@ WORDS_LINES = 2
 STATUS_LINES = 4
 GRID_COLUMNS = {2: 2, 3: 3, 4: 2, 5: 3, 6: 3}
 SLOT_CELL_W = CARD_W + GAP
+CHIP, CHIPS_PER_ROW = 10, 4  # owner squares beside a foundation card, where there is room
+WIDE_SLOT_CELL_W = CARD_W + 4 + CHIPS_PER_ROW * (CHIP + 2) + GAP
 SLOT_CELL_H = LINE + CARD_H + LINE
 
 
@@ -106,7 +109,9 @@ def _layout(config: NertsConfig) -> dict[str, int]:
     cols = GRID_COLUMNS[config.num_players]
     rows = -(-config.num_players // cols)
     width = MARGIN + cols * (panel_w + MARGIN)
-    per_row = max(1, (width - 2 * MARGIN + GAP) // SLOT_CELL_W)
+    wide = config.max_slots_used * WIDE_SLOT_CELL_W <= width - 2 * MARGIN + GAP
+    cell_w = WIDE_SLOT_CELL_W if wide else SLOT_CELL_W
+    per_row = max(1, (width - 2 * MARGIN + GAP) // cell_w)
     slot_rows = -(-config.max_slots_used // per_row)
     found_y = MARGIN + STATUS_LINES * LINE + GAP
     panels_y = found_y + LINE + slot_rows * SLOT_CELL_H + GAP
@@ -117,6 +122,8 @@ def _layout(config: NertsConfig) -> dict[str, int]:
         "panel_h": panel_h,
         "cols": cols,
         "per_row": per_row,
+        "slot_w": cell_w,
+        "chips": wide,
         "found_y": found_y,
         "panels_y": panels_y,
     }
@@ -209,12 +216,14 @@ def _draw_status(img, view, end_reason, words) -> None:  # type: ignore[no-untyp
 
 def _draw_foundations(img: np.ndarray, view: NertsView, lay: dict[str, int]) -> None:
     title = "foundations (everyone builds up by suit, A to K; +1 point per own card)"
+    if lay["chips"]:
+        title = "foundations (up by suit, A to K; +1 per own card; squares: who played it)"
     draw_label(img, lay["found_y"], MARGIN, wrap_label(title, img.shape[1] - 2 * MARGIN)[0], TEXT)
     per_row = lay["per_row"]
     for f in range(view.config.max_slots_used):
         row, col = divmod(f, per_row)
         y = lay["found_y"] + LINE + row * SLOT_CELL_H
-        x = MARGIN + col * SLOT_CELL_W
+        x = MARGIN + col * lay["slot_w"]
         number = str(f)
         draw_label(img, y + 2, x + (CARD_W - label_width(number)) // 2, number, DIM)
         slot = view.slots[f]
@@ -228,6 +237,17 @@ def _draw_foundations(img: np.ndarray, view: NertsView, lay: dict[str, int]) -> 
         tag = f"p{owner}"
         colour = SEAT_COLOURS[owner % len(SEAT_COLOURS)]
         draw_label(img, y + LINE + CARD_H + 2, x + (CARD_W - label_width(tag)) // 2, tag, colour)
+        if lay["chips"]:  # who played each card, bottom -> top, in the players' colours
+            for i, who in enumerate(slot.owners):
+                row, col = divmod(i, CHIPS_PER_ROW)
+                fill(
+                    img,
+                    y + LINE + row * (CHIP + 2),
+                    x + CARD_W + 4 + col * (CHIP + 2),
+                    CHIP,
+                    CHIP,
+                    SEAT_COLOURS[who % len(SEAT_COLOURS)],
+                )
 
 
 def _draw_seat(img, y, x, view, seat, lay, words, name) -> None:  # type: ignore[no-untyped-def]
