@@ -126,8 +126,8 @@ def seat_step(view: NertsView, seat: int) -> SeatStep | None:
             first = _winners(view, d.slot)
             who = " and ".join(seat_name(s) for s in first) or "another player"
             text = (
-                f"tried to play {card_words(card)} from {src} onto foundation {d.slot}, but "
-                f"{who} got there first: blocked, the card stays (N20, N21)"
+                f"blocked: {who} got to foundation {d.slot} first, so {card_words(card)} stays "
+                f"in {src} (N20, N21)"
             )
             return SeatStep(seat, a, text, blocked=True, beaten_by=first, card=card)
         card = view.slots[d.slot].cards[-1]
@@ -179,12 +179,21 @@ def priority_words(priority: tuple[int, ...] | None) -> str:
 def stall_words(view: NertsView) -> str:
     """The stall counter and the remedy flag (N25-N27) in words."""
     cfg = view.config
+    steps = f"{view.stall} step{'s' if view.stall != 1 else ''}"
+    if view.remedy_done:  # set by a remedy, cleared by any progress (N27)
+        if view.stall == 0:
+            return (
+                "no progress: the table was stuck, so every stock was re-formed (N26); "
+                "stuck again, the hand ends (N27)"
+            )
+        return (
+            f"no progress for {steps} since the stocks were re-formed (N26); stuck again, "
+            "the hand ends (N27)"
+        )
     if view.stall == 0:
         text = "progress in the last step" if view.step else "nobody has played yet"
     else:
-        text = f"no progress for {view.stall} step{'s' if view.stall != 1 else ''}"
-    if view.remedy_done:
-        return text + "; stocks were re-formed (N26): if all are stuck again, the hand ends (N27)"
+        text = f"no progress for {steps}"
     return text + f"; at {cfg.stall_steps}, or when all are stuck, stocks are re-formed (N25)"
 
 

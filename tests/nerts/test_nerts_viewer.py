@@ -131,8 +131,8 @@ def test_n20_n21_a_race_for_a_foundation_names_the_winner_and_the_blocked_seat()
     ]
     assert entry["blocked"] == [True, False]
     assert entry["words"][1] == "played 5♥ from the waste onto foundation 0"
-    assert entry["words"][0].startswith(
-        "tried to play 5♥ from the Nerts pile onto foundation 0, but player 1 got there first"
+    assert entry["words"][0] == (
+        "blocked: player 1 got to foundation 0 first, so 5♥ stays in the Nerts pile (N20, N21)"
     )
     assert game.steps == entry["step"]  # step_entry stepped a copy
 
