@@ -92,7 +92,9 @@ Errors
 An illegal or malformed learner action raises ``ValueError`` (the Parallel env's message)
 and changes nothing; no opponent is asked. An opponent that returns an illegal action
 raises ``ValueError`` naming its seat, before the step is applied: the game is unchanged
-(the opponents asked so far may have used their random generators). ``step`` before
+(the opponents asked so far may have used their random generators). A factory that returns
+neither a bot nor a policy raises ``ValueError`` at ``reset``, naming the seat; the env keeps
+its current game and seed stream. ``step`` before
 ``reset`` or after the episode ended raises ``gymnasium.error.ResetNeeded``.
 
 ``action_space`` equals ``Discrete(N_ACTIONS)``; its ``sample()`` without a mask draws among
@@ -192,6 +194,14 @@ def opponent_shape(obj: object) -> str | None:
     return None
 
 
+def _spec_hint(obj: object) -> str:
+    """For an agent spec string given as an opponent: how to pass that bot instead (the env
+    layer cannot build agents from specs: it does not import ``agents``)."""
+    if not isinstance(obj, str):
+        return ""
+    return f"; for a bot by its spec pass functools.partial(agents.nerts.make_nerts_agent, {obj!r})"
+
+
 class NertsSingleSeatEnv(gymnasium.Env):
     """One learner seat of Nerts; every other seat is played by a bot or policy (see the
     module docstring)."""
@@ -269,11 +279,12 @@ class NertsSingleSeatEnv(gymnasium.Env):
                 if opponent_shape(entry) is None:
                     raise ValueError(
                         f"opponents[{k}]={entry!r} is not allowed: must be {_OPPONENT_SHAPES}"
+                        + _spec_hint(entry)
                     )
             return list(opponents)
         raise ValueError(
             f"opponents={opponents!r} is not allowed: must be None, {_OPPONENT_SHAPES}, or a "
-            f"list of {n - 1} of them"
+            f"list of {n - 1} of them{_spec_hint(opponents)}"
         )
 
     # ------------------------------------------------------------------ the game
@@ -298,27 +309,36 @@ class NertsSingleSeatEnv(gymnasium.Env):
 
         ``options`` is accepted for the Gymnasium API and not used.
         """
+        saved = (self._seeds.stream, self._seeds.episode)
         game_seed = self._seeds.game_seed(seed)  # ValueError for a bad seed, nothing changed
-        super().reset(seed=seed)
         counts = self.seat_counts
         n = (
-            counts[0]
-            if len(counts) == 1
-            else counts[rng.draw_index(len(counts), rng.SEAT, game_seed, 2)]
+            counts[rng.draw_index(len(counts), rng.SEAT, game_seed, 2)]
+            if len(counts) > 1
+            else counts[0]
         )
+        learner = self.learner_seat
+        if self._seat_choice == RANDOM_SEAT:
+            learner = rng.draw_index(n, rng.SEAT, game_seed)
+        try:
+            seat_policies = self._seat_opponents(n, learner, game_seed)
+        except ValueError:  # a factory built no player: the env stays as it was
+            self._seeds.stream, self._seeds.episode = saved
+            raise
+        super().reset(seed=seed)
         self.parallel = self.parallels[n]
         self.config = self.parallel.config
-        if self._seat_choice == RANDOM_SEAT:
-            self.learner_seat = rng.draw_index(n, rng.SEAT, game_seed)
-        self.seat_policies = self._seat_opponents(n, game_seed)
+        self.learner_seat, self.seat_policies = learner, seat_policies
         obs, infos = self.parallel.reset(seed=game_seed)
         self._started, self._done = True, False
-        agent = self._agent(self.learner_seat)
+        agent = self._agent(learner)
         return obs[agent]["observation"], self._info(infos[agent])
 
-    def _seat_opponents(self, n: int, game_seed: int) -> dict[int, Any]:
-        """Each other seat's bot or policy for this episode, in seat order after the learner."""
-        others = [(self.learner_seat + 1 + k) % n for k in range(n - 1)]
+    def _seat_opponents(self, n: int, learner: int, game_seed: int) -> dict[int, Any]:
+        """Each other seat's bot or policy for an episode of ``n`` seats, in seat order after
+        the learner (factories are built here, with the episode's seeds)."""
+        config = self.parallels[n].config
+        others = [(learner + 1 + k) % n for k in range(n - 1)]
         if self._opponents is None:
             entries: list[Any] = [None] * (n - 1)
         elif isinstance(self._opponents, list):
@@ -332,7 +352,7 @@ class NertsSingleSeatEnv(gymnasium.Env):
             if entry is None:
                 player = RandomPolicy(seed)
             elif opponent_shape(entry) == "factory":
-                player = entry(seed, self.config)
+                player = entry(seed, config)
                 if opponent_shape(player) not in ("bot", "policy") or isinstance(player, type):
                     raise ValueError(
                         f"the opponent factory for seat {seat} ({entry!r}) returned "
