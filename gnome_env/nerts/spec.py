@@ -13,9 +13,13 @@ SPEC = GameSpec(
     envs={
         "parallel": "gnome_env.nerts.nerts_v0:parallel_env",
         "aec": "gnome_env.nerts.nerts_v0:env",
+        "gymnasium": "gnome_env.nerts.gym_env:NertsSingleSeatEnv",
     },
     registrations=(
         Registration("parallel", "gnome_env/nerts_v0", "gnome_env.nerts.nerts_v0:parallel_env"),
+        Registration(
+            "gymnasium", "gnome_env/Nerts-v0", "gnome_env.nerts.gym_env:NertsSingleSeatEnv"
+        ),
     ),
     bots=("random", "greedy"),
     make_agent="agents.nerts.registry:make_nerts_agent",
