@@ -779,8 +779,8 @@ class _HumanSeat:
         a = self.hint.decide(view)
         spec = getattr(self.hint, "spec", "bot")
         return (
-            f"Hint ({spec}): {short_form(view.config, a)}  = {describe(view, self.seat, a)} "
-            f"[{action_table(view.config).name(a)}, move {view.legal_actions.index(a) + 1}]"
+            f"Hint ({spec}): {short_form(view.config, a)} = {describe(view, self.seat, a)} "
+            f"({action_table(view.config).name(a)}, move {view.legal_actions.index(a) + 1})"
         )
 
 

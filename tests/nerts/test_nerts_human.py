@@ -21,6 +21,7 @@ from agents.nerts.human import (
     MoveError,
     choose_move,
     format_screen,
+    move_lines,
     play_nerts_interactive,
     short_form,
 )
@@ -642,3 +643,67 @@ def test_gnome_play_nerts_subprocess_plays_a_hand_from_piped_input():
     assert re.search(r"^  you +\d+ foundation cards, +\d+ Nerts cards left", out, re.M)
     last = out.rstrip().splitlines()[-1]
     assert re.fullmatch(r"Game over\. (Winner|Winners \(shared\)): .+, total -?\d+ \(N31\)\.", last)
+
+
+def test_hint_says_what_the_hint_bot_would_play_from_the_humans_view():
+    game = parser_position()
+    hint = GreedyNertsAgent(0, TWO)
+    script, _ = run(game, ["hint", "quit"], [Scripted()], hint=hint)
+    # greedy plays the Nerts top to a foundation first
+    assert script.out[3] == (
+        "Hint (greedy): n f2 = 5H from the Nerts pile to slot 2 (on 4H) (nerts->slot2, move 3)"
+    )
+
+
+def test_the_hint_bot_is_the_strongest_the_registry_knows(monkeypatch):
+    import agents.nerts.human as human
+
+    monkeypatch.setattr(human, "known_nerts_specs", lambda: ("greedy", "ppo", "random"))
+    assert human.default_hint_spec() == "greedy"
+    monkeypatch.setattr(human, "known_nerts_specs", lambda: ("expert", "greedy", "random"))
+    assert human.default_hint_spec() == "expert"
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 3},
+        {"num_players": 4, "jokers": 2, "work_piles": 5, "turn_size": 1},
+        {"num_players": 2, "work_piles": 3, "slide_under": False, "auto_call": True},
+    ],
+)
+def test_n36_short_forms_and_names_read_back_over_random_games(rules):
+    """Every legal move of every seat, in positions reached by random play (jokers, 3 and 5
+    work piles included): its short form and its action name mean exactly that move, and
+    every screen and move text can be drawn."""
+    cfg = NertsConfig(**rules, max_hands=1)
+    game = NertsGame(cfg, seed=2)
+    bots = [RandomNertsAgent(s, cfg) for s in range(cfg.num_players)]
+    checked = 0
+    for _ in range(120):
+        if game.hand_over:
+            break
+        for seat in range(cfg.num_players):
+            view = NertsView.from_game(game, seat)
+            format_screen(view)
+            for a in view.legal_actions:
+                assert choose_move(game, seat, short_form(cfg, a), view) == a
+                assert choose_move(game, seat, game.table.name(a), view) == a
+                checked += 1
+        game.step([b.decide(NertsView.from_game(game, s)) for s, b in enumerate(bots)])
+    assert checked > 300
+
+
+def test_n33_a_joker_is_named_with_the_card_it_is_declared_as():
+    cfg = NertsConfig(num_players=2, jokers=1)
+    game = build_game(cfg, seats={0: {"waste": "9C JK"}}, foundations=["p1:AH..4H"])
+    f = (4 + 1) * 6  # N7 with one joker: F = 30 slots
+    b1 = 5 + (2 + W) * f
+    view = NertsView.from_game(game, 0)
+    lines = "\n".join(move_lines(view))
+    assert "w f0      waste->slot0     JK as 5H from the waste to slot 0 (on 4H)" in lines
+    assert "w new:D   waste->new:D     JK as AD from the waste to a new foundation" in lines
+    assert choose_move(game, 0, "JK f0") == 5 + 1 * f + 0
+    assert choose_move(game, 0, "w new:D") == b1 + 1 * 4 + 1
+    with pytest.raises(MoveError, match="is ambiguous: it fits 5 legal moves"):
+        choose_move(game, 0, "JK f")  # slot 0 or a new foundation of any suit
