@@ -230,16 +230,19 @@ def short_form(config: NertsConfig, action: int) -> str:
     return f"{src} u{d.pile}"
 
 
+def _move_line(view: NertsView, action: int) -> str:
+    """One entry of the moves list: number, short form, action name, words."""
+    number = view.legal_actions.index(action) + 1
+    name = action_table(view.config).name(action)
+    return (
+        f"  {number:>2}  {short_form(view.config, action):<9} {name:<16} "
+        f"{describe(view, view.seat, action)}"
+    )
+
+
 def move_lines(view: NertsView) -> list[str]:
     """The numbered list of the seat's legal moves: number, short form, name, words."""
-    table = action_table(view.config)
-    lines = []
-    for i, a in enumerate(view.legal_actions, 1):
-        lines.append(
-            f"  {i:>2}  {short_form(view.config, a):<9} {table.name(a):<16} "
-            f"{describe(view, view.seat, a)}"
-        )
-    return lines
+    return [_move_line(view, a) for a in view.legal_actions]
 
 
 # ---------------------------------------------------------------------- the screen
@@ -551,12 +554,7 @@ def choose_move(game: NertsGame, seat: int, text: str, view: NertsView | None = 
     if len(fits) == 1:
         return fits[0]
     if fits:
-        table = action_table(view.config)
-        listed = "\n".join(
-            f"  {legal.index(a) + 1:>2}  {short_form(view.config, a):<9} {table.name(a):<16} "
-            f"{describe(view, seat, a)}"
-            for a in fits
-        )
+        listed = "\n".join(_move_line(view, a) for a in fits)
         raise MoveError(
             f"{stripped!r} is ambiguous: it fits {len(fits)} legal moves; type one of them "
             f"(its number or its short form):\n{listed}",
