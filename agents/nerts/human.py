@@ -664,8 +664,8 @@ def outcome_lines(
 def hand_end_lines(
     game: NertsGame, view: NertsView, human: int, names: Sequence[str] | None = None
 ) -> list[str]:
-    """N29-N31: why the hand ended, every seat's score (foundation cards, Nerts cards left)
-    and the totals; ``view`` is the final position."""
+    """N29-N31: why the hand ended, every seat's score (cards on foundations, cards left in
+    the Nerts pile) and the totals; ``view`` is the final position."""
     h = game.hand_results[-1]
     if h.end_reason == "nerts" and h.callers:
         why = f"{_join([seat_name(s, human, names) for s in h.callers])} called Nerts (N22)"
@@ -678,8 +678,8 @@ def hand_end_lines(
     for s in range(game.num_players):
         left = view.nerts_size[s]
         lines.append(
-            f"  {seat_name(s, human, names):<16} {view.found_count[s]:>2} foundation cards, "
-            f"{left:>2} Nerts cards left ({-2 * left:>3}): hand score {h.scores[s]:>3}, "
+            f"  {seat_name(s, human, names):<16} {view.found_count[s]:>2} on foundations, "
+            f"{left:>2} left in the Nerts pile ({-2 * left:>3}): hand score {h.scores[s]:>3}, "
             f"total {game.totals[s]:>4}"
         )
     return lines

@@ -449,7 +449,7 @@ def test_n25_n27_remedy_then_blocked_hand_end_and_scores():
         "remedy (N27)."
     ) in text
     assert (
-        "  you               0 foundation cards, 48 Nerts cards left (-96): hand score -96, "
+        "  you               0 on foundations, 48 left in the Nerts pile (-96): hand score -96, "
         "total  -96"
     ) in text
     assert text.endswith("Game over. Winners (shared): you and p1 (scripted), total -96 (N31).")
@@ -465,7 +465,7 @@ def test_n22_calling_nerts_ends_the_hand_with_the_scores():
     assert play.ended == "game_over"
     assert "Hand 1 over after 1 step: you called Nerts (N22)." in script.text
     assert (
-        "  you               3 foundation cards,  0 Nerts cards left (  0): hand score   3, "
+        "  you               3 on foundations,  0 left in the Nerts pile (  0): hand score   3, "
         "total    3"
     ) in script.text
     assert script.text.endswith("Game over. Winner: you, total 3 (N31).")
@@ -640,7 +640,7 @@ def test_gnome_play_nerts_subprocess_plays_a_hand_from_piped_input():
     assert "Illegal move 'n f': " in out
     assert re.findall(r"^Step (\d), priority order", out, re.M) == ["1", "2", "3"]
     assert "Hand 1 over after 3 steps: the step cap was reached (N28)." in out
-    assert re.search(r"^  you +\d+ foundation cards, +\d+ Nerts cards left", out, re.M)
+    assert re.search(r"^  you +\d+ on foundations, +\d+ left in the Nerts pile", out, re.M)
     last = out.rstrip().splitlines()[-1]
     assert re.fullmatch(r"Game over\. (Winner|Winners \(shared\)): .+, total -?\d+ \(N31\)\.", last)
 
