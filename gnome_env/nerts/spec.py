@@ -31,7 +31,9 @@ SPEC = GameSpec(
         "options": "agents.nerts.cli:OPTIONS",
         "config": "agents.nerts.cli:config",
         "demo": "agents.nerts.cli:demo",
+        "play": "agents.nerts.cli:play",
         "label": "agents.nerts.cli:LABEL",
+        "play_players": "agents.nerts.cli:PLAY_PLAYERS",
     },
     shipped=(
         ShippedPolicy(
