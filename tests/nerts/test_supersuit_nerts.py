@@ -98,7 +98,8 @@ def test_vector_route_one_slot_per_seat_with_the_envs_masks_and_rewards():
     assert obs["action_mask"].shape == (3, bare.action_space("player_0").n)
     rng = np.random.default_rng(2)
     for _ in range(10):
-        assert np.array_equal(obs["action_mask"], np.stack([expected[a]["action_mask"] for a in seats]))
+        masks = np.stack([expected[a]["action_mask"] for a in seats])
+        assert np.array_equal(obs["action_mask"], masks)
         actions = _legal(expected, rng)
         obs, reward, *_ = vec.step(np.array([actions[a] for a in seats]))
         expected, bare_reward, *_ = bare.step(actions)
