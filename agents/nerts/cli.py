@@ -1,15 +1,28 @@
 """Nerts's ``gnome`` command hooks (named in ``gnome_env.nerts.spec.SPEC.commands``;
-:mod:`agents.core.cli` says what each is). Nerts has no terminal play: its moves are
-simultaneous."""
+:mod:`agents.core.cli` says what each is). Terminal play (:func:`play`) reads the human's
+move of each simultaneous step, then shows the bots' moves of the same step
+(:mod:`agents.nerts.human`)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from agents.core.cli import config_from_options, demo_lineup
+from agents.core.cli import (
+    check_seat,
+    check_seed,
+    config_from_options,
+    demo_lineup,
+    make_agents,
+    parse_lineup,
+)
 
 LABEL = "Nerts "
+#: ``gnome play``'s default seat count: you and one bot (demo and eval use 4).
+PLAY_PLAYERS = 2
+#: ``gnome play``'s default ``--max-hands``: one hand (a hand is a few hundred steps).
+PLAY_HANDS = 1
 
 _RULES = (
     ("--target", {"type": int, "help": "N31 target total that ends the game (default 100)"}),
@@ -59,6 +72,7 @@ OPTIONS: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
         *_RULES,
     ),
     "eval": (*_RULES, *_SAVE),
+    "play": _RULES,
 }
 
 
@@ -146,3 +160,40 @@ def demo(args: argparse.Namespace) -> int:
     winners = ", ".join(f"p{s} ({specs[s]})" for s in game.winners())
     print(f"winner{'s' if len(game.winners()) > 1 else ''}: {winners}; {steps} steps")
     return 0
+
+
+def play(args: argparse.Namespace) -> int:
+    """``gnome play --game nerts``: a human seat against Nerts bots, one step at a time
+    (stdin/stdout); one hand unless ``--max-hands`` says more."""
+    from agents.nerts.human import play_nerts_interactive
+    from agents.nerts.registry import known_nerts_specs, make_nerts_agent
+
+    parser: argparse.ArgumentParser = args.parser
+    n = args.players
+    check_seat(parser, args.seat, n)
+    check_seed(parser, args.seed)
+    if args.max_hands is None:
+        args.max_hands = PLAY_HANDS
+    rules = config(args, n)
+    others = [s for s in range(n) if s != args.seat]
+    known = list(known_nerts_specs())
+    specs = parse_lineup(
+        parser, "--opponents", args.opponents or "greedy", n - 1, known, LABEL, "opponent"
+    )
+    seeds = [8 * args.seed + s for s in others]  # 8 > 6 seats: one seed per (game, seat)
+    opponents = make_agents(parser, "--opponents", make_nerts_agent, specs, seeds, rules)
+    echo = not sys.stdin.isatty()  # a scripted input is echoed, so the transcript shows it
+
+    def ask(prompt: str) -> str:
+        line = input(prompt)
+        if echo:
+            print(line)
+        return line
+
+    names = ["you"] * n
+    for spec, s in zip(specs, others, strict=True):
+        names[s] = spec
+    outcome = play_nerts_interactive(
+        rules, args.seat, opponents, ask, print, seed=args.seed, names=names
+    )
+    return 130 if outcome.ended == "interrupted" else 0  # 128 + SIGINT, as gnome's Ctrl-C

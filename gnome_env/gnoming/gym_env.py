@@ -100,14 +100,14 @@ Version history
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 
 from gnome_env.core import rng
+from gnome_env.core.spaces import LegalActionSpace
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.config import check_int, seat_counts
 from gnome_env.gnoming.encoding import ObservationEncoder
@@ -129,37 +129,6 @@ from gnome_env.gnoming.rewards import (
 
 ENV_ID = "gnome_env/GnomingARound-v1"
 RANDOM_SEAT = "random"
-
-
-class LegalActionSpace(gymnasium.spaces.Discrete):
-    """``Discrete(n)`` whose unmasked ``sample()`` draws among the env's current legal actions.
-
-    ``contains`` and equality are those of ``Discrete(n)``; legality is checked by ``step``.
-    """
-
-    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray | None] | None = None) -> None:
-        super().__init__(n)
-        self._legal_mask = legal_mask
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
-        """A random action: legal for the learner now, unless ``mask``/``probability`` is given."""
-        if mask is None and probability is None and self._legal_mask is not None:
-            legal = self._legal_mask()
-            if legal is not None:
-                mask = legal.astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A pickled space (e.g. saved with a model) must not drag the env along.
-        state = dict(self.__dict__)
-        state["_legal_mask"] = None
-        return state
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> LegalActionSpace:
-        new = type(self).__new__(type(self))
-        memo[id(self)] = new
-        new.__dict__.update(copy.deepcopy(self.__dict__, memo))  # the copy follows the env copy
-        return new
 
 
 def _is_policy(obj: object) -> bool:

@@ -11,6 +11,9 @@ Everything here is state, pure transitions and checks (numpy only). Start with::
     print(game.totals, game.winners())
 
 See ``docs/rules-nerts.md`` for how the engine reads the rules (decisions ND1, ND2, ...).
+The environments are :mod:`gnome_env.nerts.nerts_v0` (PettingZoo Parallel and AEC) and
+:mod:`gnome_env.nerts.gym_env` (the single-seat Gymnasium env ``gnome_env/Nerts-v0``); neither
+is imported here.
 """
 
 from gnome_env.nerts.actions import Action, ActionTable, Kind, action_table

@@ -13,9 +13,13 @@ SPEC = GameSpec(
     envs={
         "parallel": "gnome_env.nerts.nerts_v0:parallel_env",
         "aec": "gnome_env.nerts.nerts_v0:env",
+        "gymnasium": "gnome_env.nerts.gym_env:NertsSingleSeatEnv",
     },
     registrations=(
         Registration("parallel", "gnome_env/nerts_v0", "gnome_env.nerts.nerts_v0:parallel_env"),
+        Registration(
+            "gymnasium", "gnome_env/Nerts-v0", "gnome_env.nerts.gym_env:NertsSingleSeatEnv"
+        ),
     ),
     bots=("random", "greedy"),
     make_agent="agents.nerts.registry:make_nerts_agent",
@@ -28,7 +32,9 @@ SPEC = GameSpec(
         "config": "agents.nerts.cli:config",
         "demo": "agents.nerts.cli:demo",
         "eval": "agents.nerts.cli:eval_extras",
+        "play": "agents.nerts.cli:play",
         "label": "agents.nerts.cli:LABEL",
+        "play_players": "agents.nerts.cli:PLAY_PLAYERS",
         "replay": "agents.nerts.replay:replay",
     },
     shipped=(

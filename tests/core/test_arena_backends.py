@@ -1,4 +1,5 @@
-"""The arena on other joblib backends (Ray, Dask) gives exactly the local results.
+"""The arena on other joblib backends (Ray, Dask) gives exactly the local results, for
+every game: a Gnoming A Round lineup and a Nerts lineup (``game="nerts"``).
 
 The Ray and Dask tests need the optional extras (``pip install -e ".[rllib,dask]"``);
 ``.ci/run`` runs them in their own virtual environment. They are skipped elsewhere.
@@ -8,18 +9,38 @@ from __future__ import annotations
 
 import pytest
 
-from agents.gnoming.arena import BACKENDS, run_arena
+from agents.core.arena import BACKENDS, run_arena
 
 LINEUP = ["greedy", "random", "random", "random"]
+#: One lineup per game: (lineup, seats, games, keyword arguments of run_arena). The Nerts
+#: games are single hands, capped short, so that the file stays fast; random seats make
+#: the results depend on every agent seed and every deal seed reaching the workers intact.
+CASES = {
+    "gnoming": (LINEUP, 4, 24, {}),
+    "nerts": (
+        ["greedy", "random", "random"],
+        3,
+        9,
+        {"game": "nerts", "rules": {"max_hands": 1, "max_steps_per_hand": 150}},
+    ),
+}
 
 
-def _local():
-    return run_arena(LINEUP, 4, 24, seed=5, workers=1, progress=False)
+def _run(game: str, **kw):
+    lineup, n, games, extra = CASES[game]
+    return run_arena(lineup, n, games, seed=5, progress=False, **extra, **kw)
+
+
+def _local(game: str = "gnoming"):
+    return _run(game, workers=1)
 
 
 def _same(a, b) -> None:
     assert a.records == b.records
     assert a.stats == b.stats
+    assert {k: v for k, v in a.settings.items() if k not in ("backend", "workers")} == {
+        k: v for k, v in b.settings.items() if k not in ("backend", "workers")
+    }
 
 
 def test_unknown_backend_and_stray_address_are_refused():
@@ -27,11 +48,24 @@ def test_unknown_backend_and_stray_address_are_refused():
         run_arena(LINEUP, 4, 4, backend="spark", progress=False)
     with pytest.raises(ValueError, match="address is only for backend='ray' or 'dask'"):
         run_arena(LINEUP, 4, 4, address="127.0.0.1:6379", progress=False)
+    with pytest.raises(ValueError, match=r"backend='spark' is not allowed"):
+        _run("nerts", backend="spark")
     assert BACKENDS == ("loky", "ray", "dask")
 
 
-def test_local_process_count_does_not_change_the_result():
-    _same(_local(), run_arena(LINEUP, 4, 24, seed=5, workers=2, progress=False))
+@pytest.mark.parametrize("game", sorted(CASES))
+def test_local_process_count_does_not_change_the_result(game):
+    _same(_local(game), _run(game, workers=2))
+
+
+def test_the_nerts_lineup_is_not_trivially_reproducible():
+    """Guard for the comparisons below: another seed gives other Nerts games, so equal
+    results across backends are not equal by construction."""
+    lineup, n, games, extra = CASES["nerts"]
+    other = run_arena(lineup, n, games, seed=6, progress=False, **extra)
+    local = _local("nerts")
+    assert local.settings["game"] == "nerts"
+    assert [r["digest"] for r in other.records] != [r["digest"] for r in local.records]
 
 
 def test_two_node_ray_cluster_gives_the_local_result():
@@ -47,9 +81,10 @@ def test_two_node_ray_cluster_gives_the_local_result():
         cluster.wait_for_nodes()
         ray.init(address=cluster.address, log_to_driver=False)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
-        remote = run_arena(LINEUP, 4, 24, seed=5, workers=2, backend="ray", progress=False)
-        assert remote.settings["backend"] == "ray"
-        _same(_local(), remote)
+        for game in sorted(CASES):
+            remote = _run(game, workers=2, backend="ray")
+            assert remote.settings["backend"] == "ray"
+            _same(_local(game), remote)
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -61,8 +96,10 @@ def test_dask_cluster_gives_the_local_result():
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster,
         distributed.Client(cluster) as client,
     ):
-        remote = run_arena(
-            LINEUP, 4, 24, seed=5, workers=2, backend="dask", address=client.scheduler.address,
-            progress=False,
-        )  # fmt: skip
-    _same(_local(), remote)
+        remote = {
+            game: _run(game, workers=2, backend="dask", address=client.scheduler.address)
+            for game in sorted(CASES)
+        }
+    for game, result in remote.items():
+        assert result.settings["backend"] == "dask"
+        _same(_local(game), result)

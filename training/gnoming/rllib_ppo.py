@@ -47,8 +47,6 @@ with status 2 and a message.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -65,10 +63,9 @@ from training.core.config import (
     config_from_command_line,
     to_yaml,
 )
+from training.core.rllib_run import CHECKPOINT_DIR, CONFIG_FILE, fix_hash_seed, train_algorithm
 
 ENV_NAME = "gnoming_a_round_v1"
-CHECKPOINT_DIR = "checkpoint"
-CONFIG_FILE = "config.yaml"
 
 
 # ---------------------------------------------------------------------- 1. the config
@@ -246,60 +243,10 @@ def algorithm_config(cfg: RLlibConfig) -> Any:
 
 
 # ---------------------------------------------------------------------- 4. training
-def _figures(result: dict[str, Any]) -> dict[str, float]:
-    """The figures of one ``algo.train()`` result that the log line shows."""
-    runners = result.get("env_runners", {})
-    learner = result.get("learners", {}).get(SHARED_POLICY, {})
-    out = {
-        "env_steps": runners.get("num_env_steps_sampled_lifetime", float("nan")),
-        "episodes": runners.get("num_episodes_lifetime", 0),
-        "policy_loss": learner.get("policy_loss", float("nan")),
-        "vf_loss": learner.get("vf_loss", float("nan")),
-        "entropy": learner.get("entropy", float("nan")),
-        "kl": learner.get("mean_kl_loss", float("nan")),
-    }
-    return {k: float(v) for k, v in out.items()}
-
-
 def train(cfg: RLlibConfig, log: Any = print) -> Path:
-    """Run ``iterations`` training iterations; the final checkpoint's path."""
-    import ray
-    import torch
-
-    torch.set_num_threads(cfg.torch_threads)
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / CONFIG_FILE).write_text(to_yaml(cfg), encoding="utf-8")
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        kwargs: dict[str, Any] = {"address": cfg.address, "log_to_driver": False}
-        if cfg.address is None:
-            kwargs.update(num_cpus=cfg.num_cpus, include_dashboard=False)
-        ray.init(**kwargs)
-    algo = algorithm_config(cfg).build_algo()
-    checkpoint = out / CHECKPOINT_DIR
-    history = []
-    try:
-        for it in range(1, cfg.iterations + 1):
-            t0 = time.perf_counter()
-            figures = _figures(algo.train())
-            figures["iteration"] = it
-            figures["seconds"] = time.perf_counter() - t0
-            history.append(figures)
-            log(
-                f"iteration {it}/{cfg.iterations}: {figures['env_steps']:.0f} env steps, "
-                f"{figures['episodes']:.0f} games, policy loss {figures['policy_loss']:.4f}, "
-                f"vf loss {figures['vf_loss']:.4f}, entropy {figures['entropy']:.3f}, "
-                f"{figures['seconds']:.1f} s"
-            )
-            if it % cfg.checkpoint_every == 0 or it == cfg.iterations:
-                algo.save_to_path(str(checkpoint.resolve()))
-        (out / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
-    finally:
-        algo.stop()
-        if started_ray:
-            ray.shutdown()
-    return checkpoint
+    """Run ``iterations`` training iterations; the final checkpoint's path
+    (:func:`training.core.rllib_run.train_algorithm`)."""
+    return train_algorithm(cfg, algorithm_config(cfg), SHARED_POLICY, log)
 
 
 # ---------------------------------------------------------------------- 5. evaluation
@@ -326,21 +273,6 @@ def evaluate(cfg: RLlibConfig, checkpoint: Path) -> str:
 
 
 # ---------------------------------------------------------------------- the command
-def _fix_hash_seed() -> None:
-    """Re-run this command with ``PYTHONHASHSEED=0`` unless it is set already.
-
-    RLlib iterates over sets of agent ids in places, and the order of a set of strings
-    follows Python's per-process hash randomisation: without a fixed hash seed two runs
-    with the same ``seed`` batch the same data in another order and drift apart. The
-    variable must be set before the interpreter starts, hence the re-exec; the Ray
-    processes a local run starts inherit it (on a cluster, start Ray with it too)."""
-    if os.environ.get("PYTHONHASHSEED") is None:
-        env = dict(os.environ, PYTHONHASHSEED="0")
-        os.execve(
-            sys.executable, [sys.executable, "-m", "training.gnoming.rllib_ppo", *sys.argv[1:]], env
-        )
-
-
 def main(argv: list[str] | None = None) -> int:
     """Parse the config, train, checkpoint, evaluate; 0 on success, 2 for a bad config."""
     cfg = config_from_command_line(
@@ -362,5 +294,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    _fix_hash_seed()
+    fix_hash_seed("training.gnoming.rllib_ppo")
     sys.exit(main())

@@ -67,7 +67,8 @@ from training.core.ppo import (
 )
 from training.core.runs import RESUME_WITH_CONFIG_HELP, add_run_options, resume_or_new, train_to_end
 
-OPPONENTS = ("self", "random")
+OPPONENTS = ("self", "random")  # or any Nerts agent spec (a bot or ppo:PATH): see the docstring
+REWARDS = ("relative", "win")
 RECENT_HANDS = 50  # finished training hands the log's recent figures are taken over
 #: Fields a ``--resume`` may change (how long to run, how to evaluate); the rest must match.
 RESUME_OVERRIDABLE = frozenset(
@@ -88,7 +89,27 @@ class NertsPPOConfig:
         default_factory=lambda: [2, 4],
         metadata={"help": "player count of each env, cycled over the envs (2..6)"},
     )
-    opponents: str = field(default="self", metadata={"help": "self or random (see docstring)"})
+    opponents: str = field(
+        default="self", metadata={"help": "self, random or a Nerts agent spec (see docstring)"}
+    )
+    reward: str = field(
+        default="relative", metadata={"help": "relative (the env's) or win (see docstring)"}
+    )
+    init_policy: str = field(
+        default="", metadata={"help": "a Nerts policy checkpoint to start from ('': fresh init)"}
+    )
+    pretrain_teacher: str = field(
+        default="", metadata={"help": "agent spec to imitate before PPO ('': none)"}
+    )
+    pretrain_hands: int = field(default=2000, metadata={"help": "teacher hands to imitate"})
+    pretrain_samples: int = field(
+        default=500_000, metadata={"help": "at most this many imitation samples"}
+    )
+    pretrain_epochs: int = field(default=6, metadata={"help": "passes over those samples"})
+    pretrain_lr: float = field(default=1e-3, metadata={"help": "Adam rate of the imitation"})
+    value_warmup: int = field(
+        default=0, metadata={"help": "first updates that train the value head only"}
+    )
     num_envs: int = field(default=8, metadata={"help": "environments stepped side by side"})
     num_steps: int = field(default=128, metadata={"help": "env steps per env per update"})
     total_steps: int = field(default=400_000, metadata={"help": "env steps in all (x num seats)"})
@@ -110,6 +131,10 @@ class NertsPPOConfig:
     eval_games: int = field(
         default=400, metadata={"help": "arena games per row at the end (0: none)"}
     )
+    eval_opponents: list[str] = field(
+        default_factory=lambda: ["random", "greedy"],
+        metadata={"help": "agent specs the final table plays n-1 of"},
+    )
     eval_seed: int = field(default=7, metadata={"help": "arena seed of the final table"})
     eval_max_hands: int = field(
         default=1, metadata={"help": "N31 max_hands of the arena games (1: one-hand games)"}
@@ -126,14 +151,44 @@ class NertsPPOConfig:
                 f"num_players={self.num_players!r} is not allowed: a non-empty list of 2..6"
             )
         if self.opponents not in OPPONENTS:
-            raise ConfigError(f"opponents={self.opponents!r} is not allowed: one of {OPPONENTS}")
+            check_opponent_spec(self.opponents)
+        if self.reward not in REWARDS:
+            raise ConfigError(f"reward={self.reward!r} is not allowed: one of {REWARDS}")
+        check_at_least("value_warmup", self.value_warmup, 0)
+        for name in ("pretrain_hands", "pretrain_samples", "pretrain_epochs"):
+            check_at_least(name, getattr(self, name), 1)
+        if self.pretrain_teacher:
+            check_opponent_spec(self.pretrain_teacher, "pretrain_teacher")
+            if self.init_policy:
+                raise ConfigError("init_policy and pretrain_teacher exclude each other: pick one")
+        if self.init_policy:
+            initial_policy(self)
         for name in ("num_envs", "num_steps", "total_steps", "max_steps_per_hand", "update_epochs"):
             check_at_least(name, getattr(self, name), 1)
         for name in ("num_minibatches", "torch_threads", "workers", "checkpoint_interval"):
             check_at_least(name, getattr(self, name), 1)
         check_at_least("eval_games", self.eval_games, 0)
         check_at_least("eval_max_hands", self.eval_max_hands, 1)
+        for spec in self.eval_opponents:
+            check_opponent_spec(spec, "eval_opponents")
         check_ppo_settings(self)
+
+
+def check_opponent_spec(spec: str, name: str = "opponents") -> None:
+    """A ``ConfigError`` unless ``spec`` builds a Nerts agent (``greedy``, ``ppo:PATH``...)."""
+    from agents.nerts.registry import make_nerts_agent
+
+    try:
+        make_nerts_agent(spec, 0)
+    except ValueError as err:
+        allowed = "self, random or a Nerts agent spec" if name == "opponents" else "an agent spec"
+        raise ConfigError(f"{name}={spec!r} is not allowed: {allowed} ({err})") from None
+
+
+def hand_winners(scores: list[int]) -> list[int]:
+    """N31 for a one-hand game: the seats with the best hand score (shared when tied)."""
+    best = max(scores)
+    return [i for i, s in enumerate(scores) if s == best]
 
 
 class Rollouts:
@@ -161,6 +216,10 @@ class Rollouts:
             [cfg.opponents == "self" or a == self.envs[e].possible_agents[0]
              for e, a in self.streams]
         )  # fmt: skip
+        self.learner_rows = np.flatnonzero(self.learner)
+        #: opponents played by agents (a spec other than self/random): env -> seat -> agent
+        self.bot_spec = None if cfg.opponents in OPPONENTS else cfg.opponents
+        self.bots: list[dict[int, Any]] = [{} for _ in self.envs]
         first = self.envs[0]
         self.obs_size = first.observation_space(first.possible_agents[0])["observation"].shape[0]
         self.n_actions = first.action_space(first.possible_agents[0]).n
@@ -186,11 +245,33 @@ class Rollouts:
         return grng.derive_seed(grng.GAME, self.cfg.seed, e, index)
 
     def reset(self, e: int) -> dict:
-        """Deal environment ``e``'s next hand; its observations."""
-        obs, _ = self.envs[e].reset(seed=self.hand_seed(e, self.hands[e]))
+        """Deal environment ``e``'s next hand (and seat its opponent agents); its
+        observations."""
+        seed = self.hand_seed(e, self.hands[e])
+        obs, _ = self.envs[e].reset(seed=seed)
         self.hands[e] += 1
         self.played[e] = []
+        if self.bot_spec is not None:
+            self.bots[e] = self.seat_bots(e, seed)
         return obs
+
+    def seat_bots(self, e: int, hand_seed: int) -> dict[int, Any]:
+        """The opponent agents of a hand: seat ``k >= 1`` seeded from the hand's seed."""
+        from agents.nerts.registry import make_nerts_agent
+        from gnome_env.core import rng as grng
+
+        rules = self.envs[e].unwrapped.config
+        return {
+            k: make_nerts_agent(self.bot_spec, grng.derive_seed(grng.GAME, hand_seed, k), rules)
+            for k in range(1, self.counts[e])
+        }
+
+    def bot_actions(self, e: int) -> dict[int, int]:
+        """What environment ``e``'s opponent agents play now (each from its seat's view)."""
+        from gnome_env.nerts.information import NertsView
+
+        game = self.envs[e].unwrapped.game
+        return {k: int(bot.decide(NertsView.from_game(game, k))) for k, bot in self.bots[e].items()}
 
     def start(self) -> None:
         """Deal every environment's first hand."""
@@ -210,8 +291,13 @@ class Rollouts:
         self.hands = [int(h) for h in training["hands"]]
         self.current = []
         for e, (env, steps) in enumerate(zip(self.envs, training["played"], strict=True)):
-            obs, _ = env.reset(seed=self.hand_seed(e, self.hands[e] - 1))
+            seed = self.hand_seed(e, self.hands[e] - 1)
+            obs, _ = env.reset(seed=seed)
+            if self.bot_spec is not None:  # the same agents, brought to the same state
+                self.bots[e] = self.seat_bots(e, seed)
             for step in steps:
+                if self.bot_spec is not None:
+                    self.bot_actions(e)
                 obs = env.step(dict(zip(env.possible_agents, map(int, step), strict=True)))[0]
             self.played[e] = [[int(a) for a in step] for step in steps]
             self.current.append(obs)
@@ -231,20 +317,27 @@ class Rollouts:
         other seats play uniformly random legal actions)."""
         import torch
 
-        S = len(self.streams)
+        rows = self.learner_rows
         for t in range(self.cfg.num_steps):
             obs, mask = self.observe()
             with torch.no_grad():
-                logits, value = net(torch.as_tensor(obs), torch.as_tensor(mask))
+                logits, value = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))
                 logp_all = torch.log_softmax(logits, -1).numpy()
             gumbel = -np.log(-np.log(act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)))
-            actions = np.where(mask, logp_all + gumbel, -np.inf).argmax(1)
+            actions = np.zeros(len(self.streams), np.int64)
+            actions[rows] = np.where(mask[rows], logp_all + gumbel, -np.inf).argmax(1)
             if self.cfg.opponents == "random":  # opponents: uniform over their legal actions
                 noise = np.where(mask, act_rng.random(mask.shape), -1.0)
                 actions = np.where(self.learner, actions, noise.argmax(1))
+            elif self.bot_spec is not None:  # opponents: agents deciding from their views
+                i = 0
+                for e in range(len(self.envs)):
+                    for k, a in self.bot_actions(e).items():
+                        actions[i + k] = a
+                    i += self.counts[e]
             self.obs[t], self.mask[t], self.act[t] = obs, mask, actions
-            self.logp[t] = logp_all[np.arange(S), actions]
-            self.val[t] = value.numpy()
+            self.logp[t, rows] = logp_all[np.arange(len(rows)), actions[rows]]
+            self.val[t, rows] = value.numpy()
             self.step(t, actions)
             self.env_steps += self.cfg.num_envs
 
@@ -257,11 +350,16 @@ class Rollouts:
             nxt, rew, term, trunc, _ = env.step(dict(zip(env.possible_agents, joint, strict=True)))
             self.played[e].append(joint)
             ended = any(term.values()) or any(trunc.values())
+            game = env.unwrapped.game
+            if self.cfg.reward == "win":  # 1/k to each of k winners, less 1/n, at the end
+                n = self.counts[e]
+                won = hand_winners(game.hand_scores()) if ended else []
+                rew = {a: (1 / len(won) if k in won else 0.0) - 1 / n if ended else 0.0
+                       for k, a in enumerate(env.possible_agents)}  # fmt: skip
             for k, a in enumerate(env.possible_agents):
                 self.rew[t, i + k] = rew[a]
                 self.done[t, i + k] = float(ended)
             if ended:
-                game = env.unwrapped.game
                 hand = {
                     "players": self.counts[e],
                     "seat0": game.hand_scores()[0],
@@ -278,8 +376,11 @@ class Rollouts:
         import torch
 
         obs, mask = self.observe()
+        values = np.zeros(len(self.streams), np.float32)
+        rows = self.learner_rows
         with torch.no_grad():
-            return net(torch.as_tensor(obs), torch.as_tensor(mask))[1].numpy()
+            values[rows] = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))[1].numpy()
+        return values
 
     def recent(self) -> dict[str, Any]:
         """The log's figures of the recent finished hands."""
@@ -313,6 +414,11 @@ def train(
     gen = torch.Generator().manual_seed(cfg.seed)
     net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden)
     net.reset_parameters(gen)
+    if cfg.init_policy and resume_from is None:
+        load_initial_policy(net, cfg)
+    pretrain: dict[str, float] = {}
+    if cfg.pretrain_teacher and resume_from is None:
+        pretrain = imitate_teacher(net, gen, cfg, out, play.envs[0].unwrapped.config)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
     act_rng = np.random.default_rng([cfg.seed, 1])
     rngs = {"torch_generator": gen, "act_rng": act_rng}
@@ -343,7 +449,12 @@ def train(
         play.collect(net, act_rng)
         p = play
         adv = gae_columns(p.rew, p.val, p.done, p.next_value(net), cfg.gamma, cfg.gae_lambda)
+        warm = update < cfg.value_warmup  # the value head alone learns (the policy is kept)
+        for module in (net.trunk, net.policy):
+            module.requires_grad_(not warm)
         stats = learn(net, opt, gen, cfg, p.obs, p.mask, p.act, p.logp, adv, adv + p.val, p.learner)
+        for module in (net.trunk, net.policy):
+            module.requires_grad_(True)
         row = {"update": update + 1, "env_steps": p.env_steps, "seconds": seconds(), **stats}
         history.append({**row, **p.recent()})
         if (update + 1) % 10 == 0 or update + 1 == updates:
@@ -363,12 +474,60 @@ def train(
             play.env_steps * np.mean(play.counts) if cfg.opponents == "self" else play.env_steps
         ),
         "seconds": seconds(),
+        "pretrain": pretrain,
         "history": history,
     }
     if cfg.eval_games > 0:
         summary["arena"] = evaluate(out / "policy.pt", cfg)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def imitate_teacher(net: Any, gen: Any, cfg: NertsPPOConfig, out: Path, rules: Any) -> dict:
+    """The pre-training stage (:mod:`training.nerts.imitate`): ``pretrain_hands`` teacher
+    hands at the run's player counts, fitted into ``net``; ``pretrain.pt`` keeps the result."""
+    from agents.nerts.learned import checkpoint_payload, write_checkpoint
+    from training.nerts.imitate import fit, teacher_samples
+
+    start = time.perf_counter()
+    data = teacher_samples(
+        cfg.pretrain_teacher, cfg.pretrain_hands, cfg.num_players, cfg.seed,
+        cfg.max_steps_per_hand, cfg.pretrain_samples,
+    )  # fmt: skip
+    figures = fit(net, data, gen, cfg.pretrain_epochs, cfg.pretrain_lr)
+    figures["seconds"] = round(time.perf_counter() - start, 1)
+    write_checkpoint(checkpoint_payload(net, rules, {"pretrain": figures}), out / "pretrain.pt")
+    return figures
+
+
+def initial_policy(cfg: NertsPPOConfig) -> dict[str, Any]:
+    """The checked ``init_policy`` checkpoint: a ``ConfigError`` when it is missing,
+    unreadable or of another shape than this run's network (saying what differs)."""
+    from agents.nerts.learned import read_checkpoint
+    from gnome_env.nerts.config import NertsConfig
+    from gnome_env.nerts.encoding import NertsEncoder
+
+    path = cfg.init_policy
+    if not Path(path).is_file():
+        raise ConfigError(f"init_policy={path!r} is not a file")
+    try:
+        data = read_checkpoint(path)
+    except ValueError as err:
+        raise ConfigError(f"init_policy: {err}") from None
+    rules = NertsConfig()  # the default table sizes, as the run's envs have them
+    have = (data["observation_size"], data["num_actions"], data["network"].get("hidden"))
+    want = (NertsEncoder(rules).size, rules.n_actions, list(cfg.hidden))
+    if have != want:
+        raise ConfigError(
+            f"init_policy={path!r} has (observation size, actions, hidden) {have}; this run "
+            f"has {want}"
+        )
+    return data
+
+
+def load_initial_policy(net: Any, cfg: NertsPPOConfig) -> None:
+    """Start from the weights of the ``init_policy`` checkpoint."""
+    net.load_state_dict(initial_policy(cfg)["state_dict"])
 
 
 def learn(
@@ -415,12 +574,12 @@ def learn(
 
 
 def evaluate(path: Path, cfg: NertsPPOConfig) -> list[dict[str, Any]]:
-    """The policy against n-1 random and n-1 greedy at each player count (arena)."""
+    """The policy against n-1 of each ``eval_opponents`` agent at each player count (arena)."""
     from agents.core.arena import run_arena
 
     rows = []
     for n in sorted(set(cfg.num_players)):
-        for other in ("random", "greedy"):
+        for other in cfg.eval_opponents:
             lineup = [f"ppo:{path}"] + [other] * (n - 1)
             rules = {"max_steps_per_hand": cfg.max_steps_per_hand, "max_hands": cfg.eval_max_hands}
             result = run_arena(
