@@ -231,6 +231,19 @@ LABEL_H = LABEL_ROWS * LABEL_SCALE  #: pixels from the top of a line to its desc
 LABEL_ADVANCE = (LABEL_W + 1) * LABEL_SCALE  #: pixels from one character to the next
 
 
+_SCALED: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _scaled_glyph(ch: str, scale: int) -> np.ndarray:
+    """The glyph of ``ch`` (``?`` if unknown) blown up ``scale`` times (cached)."""
+    key = (ch, scale)
+    big = _SCALED.get(key)
+    if big is None:
+        glyph = LABEL_FONT.get(ch, LABEL_FONT["?"])
+        big = _SCALED[key] = np.kron(glyph, np.ones((scale, scale), dtype=bool))
+    return big
+
+
 def label_width(text: str, scale: int = LABEL_SCALE) -> int:
     """Width in pixels of ``text`` drawn by :func:`draw_label`."""
     return max(len(text) * (LABEL_W + 1) * scale - scale, 0)
@@ -248,8 +261,9 @@ def draw_label(
     ``?``) with its top left at (y, x), clipped to the image; returns the x after it."""
     h, w = img.shape[:2]
     for i, ch in enumerate(text):
-        glyph = LABEL_FONT.get(ch, LABEL_FONT["?"])
-        big = np.kron(glyph, np.ones((scale, scale), dtype=bool))
+        if ch == " ":
+            continue
+        big = _scaled_glyph(ch, scale)
         x0 = x + i * (LABEL_W + 1) * scale
         if x0 >= w or y >= h:
             break

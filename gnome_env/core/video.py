@@ -27,6 +27,29 @@ def _check_fps(fps: float) -> None:
         raise ValueError(f"fps={fps!r} is not allowed: use a positive number")
 
 
+def _paletted(pictures: list[np.ndarray]) -> list | None:
+    """The pictures as Pillow palette images sharing one exact palette, when all of them
+    together use at most 256 colours (the renders use a few dozen): no colour is changed and
+    Pillow need not quantize each frame. None when there are more colours."""
+    from PIL import Image
+
+    codes = [
+        (p[..., 0].astype(np.uint32) << 16) | (p[..., 1].astype(np.uint32) << 8) | p[..., 2]
+        for p in pictures
+    ]
+    colours = np.unique(np.concatenate([np.unique(c) for c in codes]))
+    if len(colours) > 256:
+        return None
+    palette = np.stack([(colours >> 16) & 255, (colours >> 8) & 255, colours & 255], axis=1)
+    flat = palette.astype(np.uint8).ravel().tolist()
+    images = []
+    for c in codes:
+        image = Image.fromarray(np.searchsorted(colours, c).astype(np.uint8), mode="P")
+        image.putpalette(flat)
+        images.append(image)
+    return images
+
+
 def write_gif(
     pictures: Iterable[np.ndarray],
     path: str | os.PathLike,
@@ -45,9 +68,10 @@ def write_gif(
             "--gif needs Pillow (pip install pillow; the train extra brings it)"
         ) from None
     _check_fps(fps)
-    images = [Image.fromarray(p) for p in pictures]  # frames are made only now
-    if not images:
+    arrays = list(pictures)  # frames are made only now
+    if not arrays:
         raise ValueError("an animation needs at least one frame")
+    images = _paletted(arrays) or [Image.fromarray(p) for p in arrays]
     duration = [max(20, round(1000 / fps))] * len(images)
     for i, ms in (hold_ms or {}).items():
         duration[i] = ms

@@ -279,11 +279,11 @@ def _draw_seat(img, y, x, view, seat, lay, words, name) -> None:  # type: ignore
 def _draw_own_piles(img: np.ndarray, top: int, x: int, view: NertsView, seat: int) -> None:
     """Nerts pile, stock and waste, each a card with two lines of words beside it."""
     nerts = view.nerts_size[seat]
-    waste = f"{view.waste_size[seat]} cards"
+    stock, waste = view.stock_size[seat], view.waste_size[seat]
     rows = (
         (view.nerts_top[seat], nerts > 0, "Nerts pile", f"{nerts} left ({-2 * nerts:+d})"),
-        (None, view.stock_size[seat] > 0, "stock", f"{view.stock_size[seat]} cards"),
-        (view.waste_top[seat], view.waste_size[seat] > 0, "waste", waste),
+        (None, stock > 0, "stock", f"{stock} card{'s' if stock != 1 else ''}"),
+        (view.waste_top[seat], waste > 0, "waste", f"{waste} card{'s' if waste != 1 else ''}"),
     )
     for i, (card, present, label, count) in enumerate(rows):
         y = top + i * (CARD_H + GAP)
