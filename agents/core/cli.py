@@ -18,7 +18,11 @@ one seed rule and the game-config-from-options step. The command line itself
 ``label``
     how messages name the game's agent specs (``"Nerts "`` in "known Nerts specs");
 ``play_players``
-    ``gnome play``'s default seat count where it is not the descriptor's default.
+    ``gnome play``'s default seat count where it is not the descriptor's default;
+``replay``
+    ``replay(args, record)``: ``gnome replay`` of one of the game's records (the record
+    already read, the output options checked: :mod:`training.app.replay_cmd`); missing:
+    the game has no records.
 """
 
 from __future__ import annotations
