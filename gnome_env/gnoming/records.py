@@ -7,9 +7,10 @@ where it stops agreeing. An optional ``meta`` object says where the game came fr
 where, the arena's seed and deal, ...); it is carried along and never affects the replay.
 
 Versions: 2 (``gnoming_a_round_v1``: deals and reshuffles from :mod:`gnome_env.core.rng`) is the
-one written and read. Version 1 records came from v0, whose deals came from
-``numpy.random``; their seeds deal other cards now, so they are refused with a message
-that says so.
+one written and read. :class:`RecordError` and :func:`read_record` are the shared ones of
+:mod:`gnome_env.core.records` (every game's records use them). Version 1 records came
+from v0, whose deals came from ``numpy.random``; their seeds deal other cards now, so they
+are refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -136,4 +137,3 @@ def save_record(game: Game, path: str | os.PathLike, meta: dict | None = None) -
 def load_record(path: str | os.PathLike) -> Game:
     """Read a JSON record from ``path`` and replay it."""
     return replay(read_record(path))
-
