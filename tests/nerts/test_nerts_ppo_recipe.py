@@ -120,3 +120,26 @@ def test_recipe_options_are_checked(tmp_path, capsys):
         assert main([*argv, "--output_dir", str(tmp_path / "run"), "--total_steps", "64"]) == 2
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err, (argv, err)
+
+
+def test_dagger_samples_label_the_students_positions_with_the_teachers_moves():
+    """A student that always waits (id 0, N14) at the odd seats of 2-player hands: those
+    seats' Nerts piles never move, so every sample whose own Nerts pile has shrunk comes
+    from the teacher's seat, and the labels stay the teacher's (never a wait that the
+    teacher would not play: greedy waits only when nothing else is legal)."""
+    import numpy as np
+
+    from gnome_env.nerts.config import NertsConfig
+    from gnome_env.nerts.encoding import NertsEncoder
+    from training.nerts.imitate import teacher_samples
+
+    args = ("greedy", 4, [2], 3, 60, 10_000)
+    plain = teacher_samples(*args, log=lambda _: None)
+    mixed = teacher_samples(*args, log=lambda _: None, student=lambda obs, mask: 0)
+    assert not (len(plain[0]) == len(mixed[0]) and np.array_equal(plain[0], mixed[0]))
+    obs, masks, actions = mixed
+    assert not np.any((actions == 0) & (masks.sum(1) > 1))  # greedy never waits by choice
+    size = NertsEncoder(NertsConfig(num_players=2)).seat_slice(0, "nerts_size")
+    own = obs[:, size].astype(np.float32)[:, 0]
+    full = np.isclose(own, 1.0)
+    assert full.any() and (~full).any()  # the student's seat stays full, the teacher's not

@@ -32,10 +32,17 @@ def teacher_samples(
     max_steps_per_hand: int,
     max_samples: int,
     log: Callable[[str], None] = print,
+    student: Callable[[np.ndarray, np.ndarray], int] | None = None,
+    first_hand: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(obs float16 [N, OBS], masks bool [N, A], actions int64 [N])`` of ``teacher``
     playing every seat of ``hands`` one-hand games (hand ``h`` has
-    ``num_players[h % len]`` seats); at most ``max_samples`` samples."""
+    ``num_players[h % len]`` seats); at most ``max_samples`` samples.
+
+    With a ``student`` (``student(obs, mask) -> action``, DAgger), every other seat of
+    each hand (seats ``k`` with ``k + h`` odd) plays the student's action while the
+    teacher's is still the label: the samples then cover the positions the student reaches.
+    Hands are numbered from ``first_hand`` (each round of DAgger takes new hands)."""
     from agents.nerts.registry import make_nerts_agent
     from gnome_env.core import rng as grng
     from gnome_env.nerts.config import NertsConfig
@@ -47,7 +54,7 @@ def teacher_samples(
     masks: list[np.ndarray] = []
     actions: list[int] = []
     start = time.perf_counter()
-    for h in range(hands):
+    for h in range(first_hand, first_hand + hands):
         n = num_players[h % len(num_players)]
         rules = NertsConfig(num_players=n, max_hands=1, max_steps_per_hand=max_steps_per_hand)
         encoder = NertsEncoder(rules)
@@ -62,20 +69,38 @@ def teacher_samples(
             for k, bot in enumerate(bots):
                 view = NertsView.from_game(game, k)
                 a = int(bot.decide(view))
-                joint.append(a)
-                if len(view.legal_actions) > 1 and len(actions) < max_samples:
-                    obs.append(encoder.encode(view).astype(np.float16))
+                played = a
+                if len(view.legal_actions) > 1:
+                    x = encoder.encode(view)
                     mask = np.zeros(rules.n_actions, bool)
                     mask[list(view.legal_actions)] = True
-                    masks.append(mask)
-                    actions.append(a)
+                    if student is not None and (k + h) % 2 == 1:
+                        played = int(student(x, mask))
+                    if len(actions) < max_samples:
+                        obs.append(x.astype(np.float16))
+                        masks.append(mask)
+                        actions.append(a)
+                joint.append(played)
             game.step(joint)
-        if (h + 1) % 500 == 0 or h + 1 == hands:
+        done = h + 1 - first_hand
+        if done % 500 == 0 or done == hands:
             log(
-                f"pre-training: {h + 1}/{hands} teacher hands, {len(actions)} samples, "
+                f"pre-training: {done}/{hands} teacher hands, {len(actions)} samples, "
                 f"{time.perf_counter() - start:.0f} s"
             )
     return np.stack(obs), np.stack(masks), np.asarray(actions, np.int64)
+
+
+def greedy_student(net: Any) -> Callable[[np.ndarray, np.ndarray], int]:
+    """``net``'s most likely legal action for one observation and mask."""
+    import torch
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> int:
+        with torch.no_grad():
+            logits, _ = net(torch.as_tensor(obs)[None], torch.as_tensor(mask)[None])
+        return int(logits[0].argmax())
+
+    return act
 
 
 def fit(

@@ -107,6 +107,9 @@ class NertsPPOConfig:
     )
     pretrain_epochs: int = field(default=6, metadata={"help": "passes over those samples"})
     pretrain_lr: float = field(default=1e-3, metadata={"help": "Adam rate of the imitation"})
+    pretrain_dagger: int = field(
+        default=0, metadata={"help": "DAgger rounds after the first fit (see imitate.py)"}
+    )
     value_warmup: int = field(
         default=0, metadata={"help": "first updates that train the value head only"}
     )
@@ -157,6 +160,7 @@ class NertsPPOConfig:
         check_at_least("value_warmup", self.value_warmup, 0)
         for name in ("pretrain_hands", "pretrain_samples", "pretrain_epochs"):
             check_at_least(name, getattr(self, name), 1)
+        check_at_least("pretrain_dagger", self.pretrain_dagger, 0)
         if self.pretrain_teacher:
             check_opponent_spec(self.pretrain_teacher, "pretrain_teacher")
             if self.init_policy:
@@ -487,7 +491,7 @@ def imitate_teacher(net: Any, gen: Any, cfg: NertsPPOConfig, out: Path, rules: A
     """The pre-training stage (:mod:`training.nerts.imitate`): ``pretrain_hands`` teacher
     hands at the run's player counts, fitted into ``net``; ``pretrain.pt`` keeps the result."""
     from agents.nerts.learned import checkpoint_payload, write_checkpoint
-    from training.nerts.imitate import fit, teacher_samples
+    from training.nerts.imitate import fit, greedy_student, teacher_samples
 
     start = time.perf_counter()
     data = teacher_samples(
@@ -495,6 +499,15 @@ def imitate_teacher(net: Any, gen: Any, cfg: NertsPPOConfig, out: Path, rules: A
         cfg.max_steps_per_hand, cfg.pretrain_samples,
     )  # fmt: skip
     figures = fit(net, data, gen, cfg.pretrain_epochs, cfg.pretrain_lr)
+    for r in range(cfg.pretrain_dagger):  # DAgger: the student's positions, teacher's labels
+        more = teacher_samples(
+            cfg.pretrain_teacher, cfg.pretrain_hands, cfg.num_players, cfg.seed,
+            cfg.max_steps_per_hand, cfg.pretrain_samples, student=greedy_student(net),
+            first_hand=(r + 1) * cfg.pretrain_hands,
+        )  # fmt: skip
+        data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+        figures = fit(net, data, gen, cfg.pretrain_epochs, cfg.pretrain_lr)
+        figures["dagger_rounds"] = r + 1
     figures["seconds"] = round(time.perf_counter() - start, 1)
     write_checkpoint(checkpoint_payload(net, rules, {"pretrain": figures}), out / "pretrain.pt")
     return figures
