@@ -107,7 +107,6 @@ from gnome_env.nerts.engine import (
     END_REASONS,
     HandResult,
     NertsGame,
-    check_stacked_decks,
     game_winners,
 )
 from gnome_env.nerts.engine import StepResult as EngineStep
@@ -296,11 +295,12 @@ def read_game(
     config: NertsConfig,
     seed: int,
     hand_results: Sequence[HandResult] = (),
-    stacked_decks: Mapping[int, object] | None = None,
+    stacked_decks: Mapping[int, Mapping[int, tuple[int, ...]]] | None = None,
 ) -> NertsGame:
     """The :class:`NertsGame` of kernel row ``g`` (the inverse of :func:`write_game`):
     equal ``state_tuple()`` and ``last_result`` to the engine's game that played the same
-    steps, given its ``seed``, ``hand_results`` and ``stacked_decks``."""
+    steps, given its ``seed``, ``hand_results`` and ``stacked_decks`` (that game's
+    ``stacked_decks``: card ids, as the engine holds them)."""
     p = int(g[K.C_P])
     if p != config.num_players:
         raise ValueError(f"the row holds {p} seats, the config {config.num_players}")
@@ -311,7 +311,7 @@ def read_game(
     game.num_players = p
     game.table = action_table(config)
     game.n_actions = game.table.n
-    game.stacked_decks = check_stacked_decks(config, stacked_decks)
+    game.stacked_decks = {h: dict(d) for h, d in (stacked_decks or {}).items()}
     game.hand_results = list(hand_results)
     game.totals = row[K.S_TOTAL : K.S_TOTAL + p]
     game.game_over = bool(row[K.C_GAME_OVER])
@@ -753,7 +753,7 @@ class NertsVectorEngine:
                 f"game {g}, seat {s}: action {int(acts[g, s])} is outside the action table "
                 f"0..{self.n_actions - 1}"
             )
-        ok = np.take_along_axis(self._masks, acts[:, :, None], axis=2)[:, :, 0]
+        ok = np.take_along_axis(self._masks, acts[:, :, None], axis=2)[:, :, 0] | ~present
         if not ok.all():
             g, s = (int(x[0]) for x in np.nonzero(ok == 0))
             a = int(acts[g, s])
