@@ -336,8 +336,37 @@ def legal_specials(g, prm, seat, ids, n):
     return n
 
 
+# Scratch of the legal-action kernels (int64, one array for a whole batch call):
+SC_NEED = 0  # + card id: bit set of the open slots that need the card (N8)
+SC_R0 = SC_NEED + MAX_DECK  # + w: the seat's work-pile anchors (rank, colour, last natural)
+SC_C0 = SC_R0 + MAX_W
+SC_LAST = SC_C0 + MAX_W
+SCRATCH = SC_LAST + MAX_W
+
+
 @maybe_njit
-def legal_foundations(g, prm, seat, ids, n):
+def fill_need(g, sc):
+    """N8 (``NertsGame._need_map``): for each natural card id, the open slots it fits."""
+    for x in range(NATURAL):
+        sc[SC_NEED + x] = 0
+    for f in range(g[C_SLOTS_USED]):
+        if g[SL_DONE + f] == 0:  # rank top+1 of suit s has the id 13*s + top
+            sc[SC_NEED + 13 * g[SL_SUIT + f] + g[SL_TOP + f]] |= np.int64(1) << np.int64(f)
+
+
+@maybe_njit
+def fill_anchors(g, prm, seat, sc):
+    """Every work pile's :func:`anchor` of ``seat`` into the scratch."""
+    jokers = prm[P_JOKERS] > 0
+    for w in range(prm[P_W]):
+        r0, c0, last = anchor(g, seat, w, jokers)
+        sc[SC_R0 + w] = r0
+        sc[SC_C0 + w] = c0
+        sc[SC_LAST + w] = last
+
+
+@maybe_njit
+def legal_foundations(g, prm, seat, ids, n, sc):
     """N8, N11, N33 (ND12, ND20): source -> open slot, then source -> new foundation."""
     nw = prm[P_W]
     nf = prm[P_F]
@@ -349,10 +378,14 @@ def legal_foundations(g, prm, seat, ids, n):
             continue
         base = 5 + s * nf
         if x < NATURAL:
-            for f in range(used):
-                if g[SL_DONE + f] == 0 and 13 * g[SL_SUIT + f] + g[SL_TOP + f] == x:
+            bits = sc[SC_NEED + x]
+            f = 0
+            while bits != 0:  # the slots that need x, ascending
+                if bits & 1:
                     ids[n] = base + f
                     n += 1
+                bits >>= 1
+                f += 1
             continue
         rank, colour, high = joker_top(g, seat, s, jokers)
         for f in range(used):
@@ -388,15 +421,15 @@ def legal_foundations(g, prm, seat, ids, n):
 
 
 @maybe_njit
-def fits_on(g, seat, w, x, jokers):
+def fits_on(g, seat, w, x, sc):
     """N10/N32: whether the Nerts/waste top ``x`` may go on work pile ``w``."""
     length = g[S_WORK_LEN + seat * MAX_W + w]
     if length == 0:
         return True  # an empty pile takes anything (N10)
-    r0, c0, _ = anchor(g, seat, w, jokers)
+    r0 = sc[SC_R0 + w]
     if x < NATURAL:
         if r0 >= 0:
-            return RANK[x] == r0 - length and COLOUR[x] == c0 ^ (length & 1)
+            return RANK[x] == r0 - length and COLOUR[x] == sc[SC_C0 + w] ^ (length & 1)
         return RANK[x] + length <= KING_RANK
     if r0 >= 0:
         return r0 - length >= 1
@@ -404,13 +437,13 @@ def fits_on(g, seat, w, x, jokers):
 
 
 @maybe_njit
-def fits_under(g, seat, w, x, jokers):
+def fits_under(g, seat, w, x, sc):
     """N12/N32 (ND19): whether ``x`` may be slid under non-empty work pile ``w``."""
     length = g[S_WORK_LEN + seat * MAX_W + w]
-    r0, c0, _ = anchor(g, seat, w, jokers)
+    r0 = sc[SC_R0 + w]
     if x < NATURAL:
         if r0 >= 0:
-            return RANK[x] == r0 + 1 and COLOUR[x] != c0
+            return RANK[x] == r0 + 1 and COLOUR[x] != sc[SC_C0 + w]
         return RANK[x] - length >= 1
     if r0 >= 0:
         return r0 + 1 <= KING_RANK
@@ -418,27 +451,18 @@ def fits_under(g, seat, w, x, jokers):
 
 
 @maybe_njit
-def legal_work(g, prm, seat, ids, n):
-    """N10 (Nerts/waste top -> work pile), N11 (ND22: work moves), N12 (ND19: slides)."""
+def legal_moves(g, prm, seat, ids, n, sc):
+    """N11 (ND10, ND22): the top c cards of work pile w -> work pile v."""
     nw = prm[P_W]
     jokers = prm[P_JOKERS] > 0
-    b_work = prm[P_B_WORK]
-    for t in range(2):
-        length, x = source_top(g, seat, t)
-        if length == 0:
-            continue
-        for w in range(nw):
-            if fits_on(g, seat, w, x, jokers):
-                ids[n] = b_work + t * nw + w
-                n += 1
     b_move = prm[P_B_MOVE]
-    has_empty = False
     for w in range(nw):
         lw = g[S_WORK_LEN + seat * MAX_W + w]
         if lw == 0:
-            has_empty = True
             continue
-        r0w, c0w, lastw = anchor(g, seat, w, jokers)
+        r0w = sc[SC_R0 + w]
+        c0w = sc[SC_C0 + w]
+        lastw = sc[SC_LAST + w]
         for v in range(nw):
             if v == w:
                 continue
@@ -449,7 +473,8 @@ def legal_work(g, prm, seat, ids, n):
                     ids[n] = base + c
                     n += 1
                 continue
-            r0v, c0v, _ = anchor(g, seat, v, jokers)
+            r0v = sc[SC_R0 + v]
+            c0v = sc[SC_C0 + v]
             if not jokers:
                 i = r0w - r0v + lv  # the moved part's bottom is one rank below v's top
                 if 0 <= i < lw and c0w ^ (i & 1) == c0v ^ (lv & 1):
@@ -473,6 +498,27 @@ def legal_work(g, prm, seat, ids, n):
                 if ok:
                     ids[n] = base + c - 1
                     n += 1
+    return n
+
+
+@maybe_njit
+def legal_work(g, prm, seat, ids, n, sc):
+    """N10 (Nerts/waste top -> work pile), N11 (work moves), N12 (ND19: slides)."""
+    nw = prm[P_W]
+    b_work = prm[P_B_WORK]
+    has_empty = False
+    for w in range(nw):
+        if g[S_WORK_LEN + seat * MAX_W + w] == 0:
+            has_empty = True
+    for t in range(2):
+        length, x = source_top(g, seat, t)
+        if length == 0:
+            continue
+        for w in range(nw):
+            if fits_on(g, seat, w, x, sc):
+                ids[n] = b_work + t * nw + w
+                n += 1
+    n = legal_moves(g, prm, seat, ids, n, sc)
     if prm[P_SLIDE] != 0 and has_empty:
         b_slide = prm[P_B_SLIDE]
         for t in range(2):
@@ -480,38 +526,47 @@ def legal_work(g, prm, seat, ids, n):
             if length == 0:
                 continue
             for w in range(nw):
-                if g[S_WORK_LEN + seat * MAX_W + w] > 0 and fits_under(g, seat, w, x, jokers):
+                if g[S_WORK_LEN + seat * MAX_W + w] > 0 and fits_under(g, seat, w, x, sc):
                     ids[n] = b_slide + t * nw + w
                     n += 1
     return n
 
 
 @maybe_njit
-def seat_legal(g, prm, seat, ids):
+def seat_legal(g, prm, seat, ids, sc):
     """N10-N17, N19, N22, N32, N33, N36 (``NertsGame._compute_legal``): ``seat``'s legal
-    ids, ascending, into ``ids``; returns their count (0 once the hand is over)."""
+    ids, ascending, into ``ids``; returns their count (0 once the hand is over). Needs
+    :func:`fill_need` of the current state in ``sc``."""
     if g[C_HAND_OVER] != 0:
         return 0
+    fill_anchors(g, prm, seat, sc)
     n = legal_specials(g, prm, seat, ids, 0)
-    n = legal_foundations(g, prm, seat, ids, n)
-    return legal_work(g, prm, seat, ids, n)
+    n = legal_foundations(g, prm, seat, ids, n, sc)
+    return legal_work(g, prm, seat, ids, n, sc)
 
 
 @maybe_njit
-def write_masks(g, prm, masks, ids, counts):
+def write_masks(g, prm, masks, ids, counts, sc, incremental):
     """Every seat's mask (rows ``0..P-1`` of ``masks``; further rows zero), legal ids
-    (``ids[seat, :counts[seat]]``) and counts."""
+    (``ids[seat, :counts[seat]]``) and counts. ``incremental``: ``masks``, ``ids`` and
+    ``counts`` hold the previous call's output, so only its ids are cleared; otherwise
+    every row is cleared."""
     p = g[C_P]
     nact = prm[P_NACT]
+    fill_need(g, sc)
     for seat in range(masks.shape[0]):
         row = masks[seat]
-        for a in range(nact):
-            row[a] = 0
+        lst = ids[seat]
+        if incremental:
+            for i in range(counts[seat]):
+                row[lst[i]] = 0
+        else:
+            for a in range(nact):
+                row[a] = 0
         if seat >= p:
             counts[seat] = 0
             continue
-        lst = ids[seat]
-        n = seat_legal(g, prm, seat, lst)
+        n = seat_legal(g, prm, seat, lst, sc)
         counts[seat] = n
         for i in range(n):
             row[lst[i]] = 1
@@ -1077,16 +1132,17 @@ def rotate(table, p, seat, prm, out):
 
 
 @maybe_njit
-def write_observations(g, prm, fprm, rules, own, obs):
+def write_observations(g, prm, fprm, rules, own, obs, clear):
     """Every seat's observation: ``obs[seat]`` for the seats at the table (``obs`` has
-    one row for each seat or six rows; rows beyond the seats are zeros)."""
+    one row for each seat or six rows); with ``clear``, rows beyond the seats are zeroed
+    (otherwise they are left as they are: zeros from an earlier call)."""
     p = g[C_P]
     table = obs[0]
     write_table(g, prm, fprm, rules, own, table)
     for seat in range(1, obs.shape[0]):
         if seat < p:
             rotate(table, p, seat, prm, obs[seat])
-        else:
+        elif clear:
             row = obs[seat]
             for i in range(prm[P_OBS]):
                 row[i] = 0.0
@@ -1119,21 +1175,22 @@ def write_state(g, prm, fprm, rules, own, out):
 # ---------------------------------------------------------------------- one game (nerts_v0)
 @maybe_njit
 def single_step(
-    g, prm, fprm, rules, own, acts, seed, rew, res, decks, stacked, masks, ids, counts, obs
+    g, prm, fprm, rules, own, acts, seed, rew, res, decks, stacked, masks, ids, counts, obs, sc
 ):
     """``nerts_v0``'s step on one game: :func:`step_game`, then every seat's mask and
-    observation (of the next hand when one was dealt). Returns step_game's code."""
+    observation (of the next hand when one was dealt) into the new arrays ``masks`` and
+    ``obs``. Returns step_game's code."""
     code = step_game(g, prm, acts, seed, rew, res, decks, stacked)
-    write_masks(g, prm, masks, ids, counts)
-    write_observations(g, prm, fprm, rules, own, obs)
+    write_masks(g, prm, masks, ids, counts, sc, False)
+    write_observations(g, prm, fprm, rules, own, obs, True)
     return code
 
 
 @maybe_njit
-def single_emit(g, prm, fprm, rules, own, masks, ids, counts, obs):
+def single_emit(g, prm, fprm, rules, own, masks, ids, counts, obs, sc):
     """Every seat's mask and observation of the current state (after a reset or a load)."""
-    write_masks(g, prm, masks, ids, counts)
-    write_observations(g, prm, fprm, rules, own, obs)
+    write_masks(g, prm, masks, ids, counts, sc, False)
+    write_observations(g, prm, fprm, rules, own, obs, True)
 
 
 # ---------------------------------------------------------------------- B games
@@ -1148,36 +1205,40 @@ def start_slot(g, prm, b, key0, episode, choices, slot_n, decks):
 
 
 @maybe_njit
-def emit_batch(st, prm, fprm, rules, own, masks, ids, counts, obs, obs_rows):
-    """Masks (and, with ``obs_rows`` 6 or 1, observations or tables) of every game."""
+def emit_game(g, prm, fprm, rules, own, masks, ids, counts, obs, obs_rows, sc, fresh):
+    """One game's masks and, with ``obs_rows`` 6 or 1, observations or table (``fresh``:
+    the buffers hold nothing of this game yet, clear them)."""
+    write_masks(g, prm, masks, ids, counts, sc, not fresh)
+    if obs_rows == 6:
+        write_observations(g, prm, fprm, rules, own, obs, fresh)
+    elif obs_rows == 1:
+        write_table(g, prm, fprm, rules, own, obs[0])
+
+
+@maybe_njit
+def emit_batch(st, prm, fprm, rules, own, masks, ids, counts, obs, obs_rows, sc):
+    """Masks (and observations) of every game, buffers cleared first (after a reset)."""
     for b in range(st.shape[0]):
-        g = st[b]
-        write_masks(g, prm, masks[b], ids[b], counts[b])
-        if obs_rows == 6:
-            write_observations(g, prm, fprm, rules, own, obs[b])
-        elif obs_rows == 1:
-            write_table(g, prm, fprm, rules, own, obs[b, 0])
+        out = (masks[b], ids[b], counts[b], obs[b])
+        emit_game(st[b], prm, fprm, rules, own, *out, obs_rows, sc, True)
 
 
 @maybe_njit
 def step_batch(
     st, prm, fprm, rules, own, acts, seeds, keys, episodes, choices, slot_n, rew, res, decks,
-    masks, ids, counts, obs, obs_rows,
+    masks, ids, counts, obs, obs_rows, sc,
 ):  # fmt: skip
     """One step of every game (actions ``acts[b, seat]``, legal), rewards and infos into
     ``rew`` / ``res``; a game whose episode ended starts the slot's next game (auto-reset);
-    then every game's masks and observations (:func:`emit_batch`)."""
+    then every game's masks and observations, updating the previous step's buffers."""
     for b in range(st.shape[0]):
         g = st[b]
         code = step_game(g, prm, acts[b], seeds[b], rew[b], res[b], decks, 0)
         if code == 1:
             episodes[b] += 1
             seeds[b] = start_slot(g, prm, b, keys[b], episodes[b], choices, slot_n[b], decks)
-        write_masks(g, prm, masks[b], ids[b], counts[b])
-        if obs_rows == 6:
-            write_observations(g, prm, fprm, rules, own, obs[b])
-        elif obs_rows == 1:
-            write_table(g, prm, fprm, rules, own, obs[b, 0])
+        out = (masks[b], ids[b], counts[b], obs[b])
+        emit_game(g, prm, fprm, rules, own, *out, obs_rows, sc, code == 1)
 
 
 @maybe_njit
@@ -1194,3 +1255,11 @@ def sample_batch(counts, ids, u, out):
             if k >= n:
                 k = n - 1
             out[b, s] = ids[b, s, k]
+
+
+@maybe_njit
+def observe_batch(st, prm, fprm, rules, own, obs):
+    """Every seat's observation of every game into ``obs`` ``[B, 6, OBS]`` (zeros for
+    absent seats)."""
+    for b in range(st.shape[0]):
+        write_observations(st[b], prm, fprm, rules, own, obs[b], True)

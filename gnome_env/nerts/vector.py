@@ -41,7 +41,9 @@ reward_mode="relative", episode="hand", observations="seats")``
 ``(obs, masks)``; ``step(actions)`` (int ``[B, 6]``: one action per seat, entries of
 absent seats ignored) returns a :class:`StepResult` ``(obs, masks, rewards, dones,
 info)``. An illegal action raises ``ValueError`` naming the game, the seat, the action and
-the legal ones, and changes nothing.
+the legal ones, and changes nothing. ``obs`` and ``masks`` are read-only views of buffers
+that the next ``step`` or ``reset`` rewrites (copy what you keep); ``rewards``, ``dones``
+and ``info`` are new arrays.
 
 Arrays (B = ``batch_size``, N = N_ACTIONS, OBS = the observation size)
 ---------------------------------------------------------------------
@@ -441,6 +443,7 @@ class KernelNertsGame:
         self.stacked_decks: dict[int, dict[int, tuple[int, ...]]] = {}
         self._decks = np.zeros((K.MAX_P, K.MAX_DECK), dtype=np.int32)
         self._next_bits = 0
+        self._sc = np.zeros(K.SCRATCH, dtype=np.int64)
         self._game: NertsGame | None = None
         head = params.args()
         self._head = head
@@ -458,9 +461,10 @@ class KernelNertsGame:
             self.ids,
             self.counts,
             self.obs,
+            self._sc,
         )
         self._emit = K.entry_point(
-            K.single_emit, self.row, *head, self.masks, self.ids, self.counts, self.obs
+            K.single_emit, self.row, *head, self.masks, self.ids, self.counts, self.obs, self._sc
         )
         self._state_size = StateEncoder(config).size
 
@@ -470,7 +474,7 @@ class KernelNertsGame:
 
     def _emit_now(self) -> None:
         self._new_buffers()
-        self._emit(self.row, *self._head, self.masks, self.ids, self.counts, self.obs)
+        self._emit(self.row, *self._head, self.masks, self.ids, self.counts, self.obs, self._sc)
         self._game = None
         self._prepare_next_hand()
 
@@ -531,6 +535,7 @@ class KernelNertsGame:
             self.ids,
             self.counts,
             self.obs,
+            self._sc,
         )
         self._game = None
         if self.results[K.R_HAND_OVER]:
@@ -555,6 +560,12 @@ class KernelNertsGame:
 
 
 # ---------------------------------------------------------------------- B games
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class StepResult(NamedTuple):
     """What :meth:`NertsVectorEngine.step` returns (see the module docstring)."""
 
@@ -632,6 +643,7 @@ class NertsVectorEngine:
         self._episodes = np.zeros(b, dtype=np.int64)
         self._choices = np.array(self.choices, dtype=np.int64)
         self._decks = np.zeros((K.MAX_P, K.MAX_DECK), dtype=np.int32)
+        self._sc = np.zeros(K.SCRATCH, dtype=np.int64)
         self._hand_results: list[list[HandResult]] = [[] for _ in range(b)]
         self._started = False
         self.seed: int | None = None
@@ -706,27 +718,23 @@ class NertsVectorEngine:
             K.new_game(self._st[slot], prm, n, int(game_seed), self._decks, 0)
         self._hand_results = [[] for _ in range(b)]
         self._started = True
-        obs = self._new_obs()
         K.emit_batch(
             self._st,
             *self.params.args(),
             self._masks,
             self._ids,
             self._counts,
-            obs,
+            self._obs,
             self._obs_rows,
+            self._sc,
         )
-        return self._out_obs(obs), self._masks.copy()
+        return self._out_obs(), _read_only(self._masks)
 
-    def _new_obs(self) -> np.ndarray:
-        if self._obs_rows == 0:
-            return self._obs
-        return np.empty(self._obs_shape, dtype=np.float32)
-
-    def _out_obs(self, obs: np.ndarray) -> np.ndarray | None:
+    def _out_obs(self) -> np.ndarray | None:
+        """A read-only view of the observation buffer (``None`` without observations)."""
         if self._obs_rows == 0:
             return None
-        return obs[:, 0] if self._obs_rows == 1 else obs
+        return _read_only(self._obs[:, 0] if self._obs_rows == 1 else self._obs)
 
     def _require_reset(self) -> None:
         if not self._started:
@@ -775,7 +783,6 @@ class NertsVectorEngine:
         res = np.empty((b, K.NUM_RESULTS), dtype=np.int32)
         seeds = self._seeds.copy()
         players = self._st[:, K.C_P].copy()
-        obs = self._new_obs()
         K.step_batch(
             self._st,
             *self.params.args(),
@@ -791,8 +798,9 @@ class NertsVectorEngine:
             self._masks,
             self._ids,
             self._counts,
-            obs,
+            self._obs,
             self._obs_rows,
+            self._sc,
         )
         ended = np.flatnonzero(res[:, K.R_HAND_OVER])
         for g in ended.tolist():
@@ -801,7 +809,7 @@ class NertsVectorEngine:
                 self._hand_results[g] = []
         info = self._info(res, seeds, players)
         dones = res[:, K.R_DONE] != 0
-        return StepResult(self._out_obs(obs), self._masks.copy(), rew, dones, info)
+        return StepResult(self._out_obs(), _read_only(self._masks), rew, dones, info)
 
     @staticmethod
     def _info(res: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> dict[str, np.ndarray]:
@@ -842,7 +850,7 @@ class NertsVectorEngine:
         """Every seat's observation of the current state, ``[B, 6, OBS]`` float32 (new)."""
         self._require_reset()
         out = np.empty((self.batch_size, K.MAX_P, self.observation_size), dtype=np.float32)
-        K.emit_batch(self._st, *self.params.args(), self._masks, self._ids, self._counts, out, 6)
+        K.observe_batch(self._st, *self.params.args(), out)
         return out
 
     def rotation_index(self, num_players: int) -> np.ndarray:
