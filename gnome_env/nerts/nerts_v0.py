@@ -308,6 +308,9 @@ class NertsParallelEnv(ParallelEnv):
         self.possible_agents = [f"player_{i}" for i in range(p)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        # each agent's columns of the kernel's per-step results (its infos)
+        columns = (_K.R_SCORES, _K.R_TOTALS, _K.R_BLOCKED, _K.R_PRIO_POS, _K.R_PROG_BY, _K.R_WON)
+        self._info_columns = {a: tuple(c + i for c in columns) for a, i in self._seat.items()}
         self.encoder = NertsEncoder(self.config)
         self.state_encoder = StateEncoder(self.config)
         #: named top-level blocks of the observation (see the module docstring)
@@ -493,47 +496,36 @@ class NertsParallelEnv(ParallelEnv):
         p = self.config.num_players
         if results is None:
             row = kernel.row
-            head = (int(row[_K.C_HAND]), int(row[_K.C_STEPS]), 0, 0)
-            scores = kernel.scores()
-            totals = row[_K.S_TOTAL : _K.S_TOTAL + p].tolist()
-            per_seat = None
-            tail = (0, int(row[_K.C_GAME_OVER]))
+            r = [0] * _K.NUM_RESULTS
+            r[_K.R_HAND], r[_K.R_STEP] = int(row[_K.C_HAND]), int(row[_K.C_STEPS])
+            r[_K.R_GAME_OVER] = int(row[_K.C_GAME_OVER])
+            r[_K.R_SCORES : _K.R_SCORES + p] = kernel.scores()
+            r[_K.R_TOTALS : _K.R_TOTALS + p] = row[_K.S_TOTAL : _K.S_TOTAL + p].tolist()
+            r[_K.R_PRIO_POS : _K.R_PRIO_POS + p] = [-1] * p
         else:
             r = results.tolist()
-            head = (r[_K.R_HAND], r[_K.R_STEP], r[_K.R_HAND_OVER], r[_K.R_END])
-            scores = r[_K.R_SCORES : _K.R_SCORES + p]
-            totals = r[_K.R_TOTALS : _K.R_TOTALS + p]
-            per_seat = r
-            tail = (r[_K.R_REMEDY], r[_K.R_GAME_OVER])
-        hand, step, hand_over, end = head
-        remedy, game_over = tail
-        scores_array = np.array(scores, dtype=np.int64)
-        totals_array = np.array(totals, dtype=np.int64)
+        hand, step, hand_over, end = r[_K.R_HAND], r[_K.R_STEP], r[_K.R_HAND_OVER], r[_K.R_END]
+        remedy, game_over = r[_K.R_REMEDY], r[_K.R_GAME_OVER]
+        scores = np.array(r[_K.R_SCORES : _K.R_SCORES + p], dtype=np.int64)
+        totals = np.array(r[_K.R_TOTALS : _K.R_TOTALS + p], dtype=np.int64)
         out = {}
         for agent in self.agents:
-            i = self._seat[agent]
-            if per_seat is None:
-                blocked, priority, progress, won = 0, -1, 0, 0
-            else:
-                blocked = per_seat[_K.R_BLOCKED + i]
-                priority = per_seat[_K.R_PRIO_POS + i]
-                progress = per_seat[_K.R_PROG_BY + i]
-                won = per_seat[_K.R_WON + i]
+            score, total, blocked, priority, progress, won = self._info_columns[agent]
             out[agent] = {
                 "hand": hand,
                 "step": step,
                 "hand_over": hand_over,
                 "end_reason": end,
-                "hand_score": scores[i],
-                "total": totals[i],
-                "blocked": blocked,
-                "priority": priority,
-                "progress": progress,
+                "hand_score": r[score],
+                "total": r[total],
+                "blocked": r[blocked],
+                "priority": r[priority],
+                "progress": r[progress],
                 "remedy": remedy,
                 "game_over": game_over,
-                "won": won,
-                "hand_scores": scores_array.copy(),
-                "totals": totals_array.copy(),
+                "won": r[won],
+                "hand_scores": scores.copy(),
+                "totals": totals.copy(),
             }
         return out
 
@@ -554,6 +546,17 @@ class NertsParallelEnv(ParallelEnv):
                     "actions for agents not in the episode: " + ", ".join(map(repr, extra))
                 )
             raise ValueError("step() needs one action per live agent: " + "; ".join(parts))
+        if self._on_kernel:  # a plain legal int is the common case: one mask lookup
+            masks, n = self._kernel.masks, self.n_actions
+            out = []
+            seats = self._seat
+            for agent in self.agents:
+                a = actions[agent]
+                if type(a) is int and 0 <= a < n and masks[seats[agent], a]:
+                    out.append(a)
+                else:
+                    out.append(self.check_action(agent, a))
+            return out
         return [self.check_action(agent, actions[agent]) for agent in self.agents]
 
     def check_action(self, agent: str, action: object) -> int:
