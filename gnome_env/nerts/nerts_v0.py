@@ -213,6 +213,19 @@ followed by every hidden card (for each of six seats and 54 ids: in Nerts pile, 
 in waste, depth from that pile's top / deck size), so face-down Nerts cards, stock order
 and the whole waste are in it. ``state_space`` is its Box.
 
+Speed (the compiled path)
+-------------------------
+With numba installed (the ``fast`` extra), each episode runs on one compiled game
+(:class:`gnome_env.nerts.vector.KernelNertsGame`, the kernels of
+:mod:`gnome_env.nerts._kernels`): one compiled call per ``step`` applies the actions, computes
+the rewards and infos, deals the next hand (``episode="game"``) and writes every agent's
+observation and mask into new arrays. Everything the env returns is what the pure-Python
+engine gives (``tests/nerts/test_nerts_vector.py`` compares both paths at every step);
+``env.game`` is then built from the compiled state on demand (once per step) and
+``env.game = ...`` installs a position into it. ``env.use_kernels`` (default: numba is
+importable and ``GNOME_NO_NUMBA`` is unset) chooses the path at the next ``reset`` or
+``env.game = ...``; set it to False for the pure-Python engine.
+
 Version History
 ---------------
 * v0: initial release.
