@@ -468,6 +468,25 @@ class KernelNertsGame:
         )
         self._state_size = StateEncoder(config).size
 
+    # Copies and pickles: the state, into a kernel game built afresh (the compiled entry
+    # points are not copied).
+    _ARRAYS = ("row", "ids", "counts", "rewards", "results", "masks", "obs", "_decks")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {name: getattr(self, name).copy() for name in self._ARRAYS}
+        state.update(params=self.params, seed=self.seed, next_bits=self._next_bits)
+        state.update(hand_results=list(self.hand_results), stacked=self.stacked_decks)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["params"])
+        for name in self._ARRAYS:
+            setattr(self, name, state[name].copy())
+        self.seed = state["seed"]
+        self._next_bits = state["next_bits"]
+        self.hand_results = list(state["hand_results"])
+        self.stacked_decks = {h: dict(d) for h, d in state["stacked"].items()}
+
     def _new_buffers(self) -> None:
         self.masks = np.empty_like(self.masks)
         self.obs = np.empty_like(self.obs)

@@ -627,6 +627,39 @@ def test_nerts_v0_compiled_observations_equal_the_encoder_and_no_leak():
     assert not np.array_equal(state, env.state())
 
 
+def test_nerts_v0_compiled_env_pickles_and_copies_mid_episode():
+    import copy
+    import pickle
+
+    env = nv.parallel_env(num_players=3, episode="game", nerts_size=3, target_score=20)
+    env.use_kernels = True
+    obs, _ = env.reset(seed=2)
+    gen = np.random.default_rng(2)
+
+    def actions(obs):
+        return {
+            a: int(np.flatnonzero(obs[a]["action_mask"])[gen.integers(1000) % 2])
+            for a in env.agents
+        }
+
+    for _ in range(30):
+        obs, *_ = env.step(actions(obs))
+    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    for _ in range(200):
+        if not env.agents:
+            break
+        acts = actions(obs)
+        outs = [e.step(acts) for e in (env, *clones)]
+        for other in outs[1:]:
+            assert other[1] == outs[0][1] and other[2] == outs[0][2]
+            for a in outs[0][0]:
+                np.testing.assert_array_equal(
+                    other[0][a]["observation"], outs[0][0][a]["observation"]
+                )
+        obs = outs[0][0]
+    assert env.game.digest() == clones[0].game.digest() == clones[1].game.digest()
+
+
 def test_kernel_game_needs_a_fitting_position():
     params = KernelParams(NertsConfig(num_players=2), "relative", "hand")
     kernel = KernelNertsGame(params)
