@@ -213,6 +213,19 @@ followed by every hidden card (for each of six seats and 54 ids: in Nerts pile, 
 in waste, depth from that pile's top / deck size), so face-down Nerts cards, stock order
 and the whole waste are in it. ``state_space`` is its Box.
 
+Speed (the compiled path)
+-------------------------
+With numba installed (the ``fast`` extra), each episode runs on one compiled game
+(:class:`gnome_env.nerts.vector.KernelNertsGame`, the kernels of
+:mod:`gnome_env.nerts._kernels`): one compiled call per ``step`` applies the actions, computes
+the rewards and infos, deals the next hand (``episode="game"``) and writes every agent's
+observation and mask into new arrays. Everything the env returns is what the pure-Python
+engine gives (``tests/nerts/test_nerts_vector.py`` compares both paths at every step);
+``env.game`` is then built from the compiled state on demand (once per step) and
+``env.game = ...`` installs a position into it. ``env.use_kernels`` (default: numba is
+importable and ``GNOME_NO_NUMBA`` is unset) chooses the path at the next ``reset`` or
+``env.game = ...``; set it to False for the pure-Python engine.
+
 Version History
 ---------------
 * v0: initial release.
@@ -229,9 +242,10 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
-from gnome_env.core import rng
+from gnome_env.core import jit, rng
 from gnome_env.core.renamed import env_keywords, old_property
 from gnome_env.core.wrappers import BoundsCheckWrapper
+from gnome_env.nerts import _kernels as _K
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
 from gnome_env.nerts.engine import END_BLOCKED, END_CAP, END_NERTS, NertsGame, StepResult
@@ -307,6 +321,9 @@ class NertsParallelEnv(ParallelEnv):
         self.possible_agents = [f"player_{i}" for i in range(p)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        # each agent's columns of the kernel's per-step results (its infos)
+        columns = (_K.R_SCORES, _K.R_TOTALS, _K.R_BLOCKED, _K.R_PRIO_POS, _K.R_PROG_BY, _K.R_WON)
+        self._info_columns = {a: tuple(c + i for c in columns) for a, i in self._seat.items()}
         self.encoder = NertsEncoder(self.config)
         self.state_encoder = StateEncoder(self.config)
         #: named top-level blocks of the observation (see the module docstring)
@@ -329,6 +346,11 @@ class NertsParallelEnv(ParallelEnv):
         }
         s_low, s_high = self.state_encoder.bounds()
         self.state_space = gymnasium.spaces.Box(s_low, s_high, dtype=np.float32)
+        #: whether episodes run on the compiled single-game path (numba present and not
+        #: switched off); set it to False before ``reset()`` for the pure-Python engine
+        self.use_kernels = jit.COMPILED
+        self._kernel: Any = None  # gnome_env.nerts.vector.KernelNertsGame, built on first use
+        self._on_kernel = False  # this episode runs on the kernel game
         self._game: NertsGame | None = None
         self._scores: list[int] = []  # S at the start of the next step (N30)
         self._seeds = rng.ResetSeeds()
@@ -345,7 +367,9 @@ class NertsParallelEnv(ParallelEnv):
     # ------------------------------------------------------------------ the game
     @property
     def game(self) -> NertsGame:
-        """The engine's game of this episode (full information; do not step it directly)."""
+        """The engine's game of this episode (full information; do not step it directly).
+        On the compiled path it is built from the kernel state on demand (the same game,
+        state and last step as the engine's), once per step."""
         return self._require_game()
 
     @game.setter
@@ -354,14 +378,31 @@ class NertsParallelEnv(ParallelEnv):
         rewards counted from its current scores."""
         if not isinstance(game, NertsGame) or game.config != self.config:
             raise ValueError("env.game must be a NertsGame with this env's config")
-        self._game = game
+        if self.use_kernels:
+            self._kernel_game().load(game)  # raises (nothing changed) if it does not fit
+            self._on_kernel = True
+            self._game = None
+        else:
+            self._on_kernel = False
+            self._game = game
         self._scores = game.hand_scores()
         self.agents = [] if game.hand_over else self.possible_agents[:]
 
     def _require_game(self) -> NertsGame:
+        if self._on_kernel:
+            return self._kernel.to_game()
         if self._game is None:
             raise ValueError("call reset() first")
         return self._game
+
+    def _kernel_game(self) -> Any:
+        """The compiled single game (:class:`gnome_env.nerts.vector.KernelNertsGame`)."""
+        if self._kernel is None:
+            from gnome_env.nerts.vector import KernelNertsGame, KernelParams
+
+            params = KernelParams(self.config, self.reward_mode, self.episode)
+            self._kernel = KernelNertsGame(params)
+        return self._kernel
 
     # ------------------------------------------------------------------ episode
     def reset(
@@ -370,13 +411,23 @@ class NertsParallelEnv(ParallelEnv):
         """Deal a new game (see Seeding); returns ``(observations, infos)``."""
         game_seed = self._seeds.game_seed(seed)
         self.game_seed = game_seed
-        self._game = NertsGame(self.config, game_seed)
-        self._scores = self._game.hand_scores()
         self.agents = self.possible_agents[:]
-        infos = self._infos(None, self._game.hand, self._game.hand_scores())
+        if self.use_kernels:
+            kernel = self._kernel_game()
+            kernel.reset(game_seed)
+            self._on_kernel = True
+            self._game = None
+            obs = self._kernel_observations(self.agents)
+            infos = self._kernel_infos(None)
+        else:
+            self._on_kernel = False
+            self._game = NertsGame(self.config, game_seed)
+            self._scores = self._game.hand_scores()
+            infos = self._infos(None, self._game.hand, self._game.hand_scores())
+            obs = self.observations()
         if self.render_mode == "human":
             self.render()
-        return self.observations(), infos
+        return obs, infos
 
     def step(
         self, actions: Mapping[str, Any]
@@ -388,6 +439,8 @@ class NertsParallelEnv(ParallelEnv):
         dict[str, dict[str, Any]],
     ]:
         """One simultaneous step (N18-N29): one action per live agent."""
+        if self._on_kernel:
+            return self._kernel_step(actions)
         game = self._require_game()
         if not self.agents:
             raise ValueError("the episode is over: call reset() before step()")
@@ -421,6 +474,74 @@ class NertsParallelEnv(ParallelEnv):
             self.render()
         return obs, rew, terms, truncs, infos
 
+    def _kernel_step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """:meth:`step` on the compiled game: one kernel call steps the game, computes the
+        rewards and info columns and writes every seat's mask and observation."""
+        if not self.agents:
+            raise ValueError("the episode is over: call reset() before step()")
+        acts = self._check_actions(actions)  # raises before anything changes
+        kernel = self._kernel
+        code = kernel.step(acts)
+        agents = self.agents
+        done = code == 1
+        truncated = done and bool(kernel.results[_K.R_TRUNC])
+        rew = dict(zip(agents, kernel.rewards[: len(agents)].tolist(), strict=True))
+        terms = dict.fromkeys(agents, done and not truncated)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = self._kernel_infos(kernel.results)
+        obs = self._kernel_observations(agents)
+        if done:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, terms, truncs, infos
+
+    def _kernel_observations(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
+        """The kernel's new observation and mask arrays, one row per agent (views)."""
+        obs, masks = self._kernel.obs, self._kernel.masks
+        seat = self._seat
+        return {a: {"observation": obs[seat[a]], "action_mask": masks[seat[a]]} for a in agents}
+
+    def _kernel_infos(self, results: np.ndarray | None) -> dict[str, dict[str, Any]]:
+        """:meth:`_infos` (same keys, types and values) from the kernel's info columns of
+        the last step (``results``), or of the current state after a reset (``None``)."""
+        kernel = self._kernel
+        p = self.config.num_players
+        if results is None:
+            row = kernel.row
+            r = [0] * _K.NUM_RESULTS
+            r[_K.R_HAND], r[_K.R_STEP] = int(row[_K.C_HAND]), int(row[_K.C_STEPS])
+            r[_K.R_GAME_OVER] = int(row[_K.C_GAME_OVER])
+            r[_K.R_SCORES : _K.R_SCORES + p] = kernel.scores()
+            r[_K.R_TOTALS : _K.R_TOTALS + p] = row[_K.S_TOTAL : _K.S_TOTAL + p].tolist()
+            r[_K.R_PRIO_POS : _K.R_PRIO_POS + p] = [-1] * p
+        else:
+            r = results.tolist()
+        hand, step, hand_over, end = r[_K.R_HAND], r[_K.R_STEP], r[_K.R_HAND_OVER], r[_K.R_END]
+        remedy, game_over = r[_K.R_REMEDY], r[_K.R_GAME_OVER]
+        scores = np.array(r[_K.R_SCORES : _K.R_SCORES + p], dtype=np.int64)
+        totals = np.array(r[_K.R_TOTALS : _K.R_TOTALS + p], dtype=np.int64)
+        out = {}
+        for agent in self.agents:
+            score, total, blocked, priority, progress, won = self._info_columns[agent]
+            out[agent] = {
+                "hand": hand,
+                "step": step,
+                "hand_over": hand_over,
+                "end_reason": end,
+                "hand_score": r[score],
+                "total": r[total],
+                "blocked": r[blocked],
+                "priority": r[priority],
+                "progress": r[progress],
+                "remedy": remedy,
+                "game_over": game_over,
+                "won": r[won],
+                "hand_scores": scores.copy(),
+                "totals": totals.copy(),
+            }
+        return out
+
     def _check_actions(self, actions: object) -> list[int]:
         """One legal int per live agent, in seat order; ``ValueError`` otherwise."""
         if not isinstance(actions, Mapping):
@@ -438,12 +559,24 @@ class NertsParallelEnv(ParallelEnv):
                     "actions for agents not in the episode: " + ", ".join(map(repr, extra))
                 )
             raise ValueError("step() needs one action per live agent: " + "; ".join(parts))
+        if self._on_kernel:  # a plain legal int is the common case: one mask lookup
+            masks, n = self._kernel.masks, self.n_actions
+            out = []
+            seats = self._seat
+            for agent in self.agents:
+                a = actions[agent]
+                if type(a) is int and 0 <= a < n and masks[seats[agent], a]:
+                    out.append(a)
+                else:
+                    out.append(self.check_action(agent, a))
+            return out
         return [self.check_action(agent, actions[agent]) for agent in self.agents]
 
     def check_action(self, agent: str, action: object) -> int:
         """``action`` as an int if it is legal for live ``agent`` now; else ``ValueError``
         naming the agent, the action and what is allowed (nothing changes)."""
-        game = self._require_game()
+        if not self._on_kernel:
+            self._require_game()
         if agent not in self.agents:
             raise ValueError(f"{agent!r} is not a live agent of the episode: {self.agents}")
         a = action
@@ -458,6 +591,9 @@ class NertsParallelEnv(ParallelEnv):
             raise ValueError(
                 f"{agent}: action {a} is outside Discrete({self.n_actions}) (N36): {allowed}"
             )
+        if self._on_kernel and self._kernel.masks[seat, a]:
+            return a
+        game = self._require_game()
         if not game.is_legal(seat, a):
             raise ValueError(
                 f"{agent}: action {a} ({game.table.name(a)}) is not legal (not in its "
@@ -478,6 +614,9 @@ class NertsParallelEnv(ParallelEnv):
 
     def observations(self, agents: list[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
         """The current observation of each agent (default: every possible agent)."""
+        if self._on_kernel:
+            out = self._kernel_observations(self.possible_agents if agents is None else agents)
+            return {a: {k: v.copy() for k, v in o.items()} for a, o in out.items()}
         views = self._views()
         tables = self.encoder.tables(views[0])
         out = {}
@@ -519,6 +658,8 @@ class NertsParallelEnv(ParallelEnv):
 
     def state(self) -> np.ndarray:
         """Full information (hidden cards included), float32 of ``state_space.shape``."""
+        if self._on_kernel:
+            return self._kernel.state()
         return self.state_encoder.encode(self._require_game())
 
     def render(self) -> Any:

@@ -27,14 +27,18 @@ def test_an_unknown_game_is_one_line_naming_the_registered_ones(capsys):
 
 
 def test_nerts_benchmark_measures_the_seat_counts_asked_for(capsys):
-    assert (
-        gnome(["bench", "--game", "nerts", "--seconds", "0.05", "--num-players", "3", "--json"])
-        == 0
-    )
+    from gnome_env.core.jit import COMPILED
+
+    args = ["--seconds", "0.05", "--num-players", "3", "--batch-size", "8", "--json"]
+    assert gnome(["bench", "--game", "nerts", *args]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert {r["players"] for r in rows} == {3}
-    assert {r["what"] for r in rows} == {"engine", "engine floor", "env", "env floor"}
+    want = {"engine", "engine floor", "env", "env floor"}
+    if COMPILED:  # the batched engine and the env's Python path
+        want |= {"vector none", "vector table", "vector seats", "env python"}
+    assert {r["what"] for r in rows} == want
     assert all(r["steps_per_s"] > 0 for r in rows)
+    assert all(r["batch_size"] == 8 for r in rows if r["what"].startswith("vector"))
 
 
 def test_a_bad_option_is_the_game_benchmarks_own_parser_error(capsys):
