@@ -702,6 +702,35 @@ class NertsVectorEngine:
         config = self._configs[int(self._st[b, K.C_P])]
         return read_game(self._st[b], config, int(self._seeds[b]), self._hand_results[b])
 
+    def load_slot(self, b: int, game: NertsGame, episode: int) -> None:
+        """Put ``game`` (a position of this batch's rules with that slot's seat count) into
+        slot ``b`` as game ``episode`` of the slot's stream, as if the slot had played to it
+        (a trainer resuming a run replays each slot's game on the Python engine and loads
+        it here). The slot's later games follow its stream from ``episode + 1``; its
+        observations and masks are rewritten. ``ValueError`` before anything changes if the
+        game does not fit."""
+        self._require_reset()
+        b = check_int("b", b, 0, self.batch_size - 1)
+        episode = check_int("episode", episode, 0, 2**62)
+        if not isinstance(game, NertsGame) or game.config != self._configs.get(game.num_players):
+            raise ValueError("the game's rules differ from this batch's")
+        if self._slot_n[b] and game.num_players != self._slot_n[b]:
+            raise ValueError(
+                f"slot {b} plays {self._slot_n[b]} seats, the game has {game.num_players}"
+            )
+        if game.stacked_decks:
+            raise ValueError("a game with stacked decks cannot be loaded into the batch")
+        row = np.zeros_like(self._st[b])
+        write_game(game, row)  # raises before anything changes
+        self._st[b] = row
+        self._seeds[b] = game.seed
+        self._episodes[b] = episode
+        self._hand_results[b] = list(game.hand_results)
+        K.emit_batch(
+            self._st, *self.params.args(), self._masks, self._ids, self._counts, self._obs,
+            self._obs_rows, self._sc,
+        )  # fmt: skip
+
     # ------------------------------------------------------------------ episodes
     def reset(
         self, seed: int | None = None, *, seeds: Sequence[int] | None = None

@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 
 from agents.nerts.learned import read_checkpoint  # noqa: E402
 from agents.nerts.registry import make_nerts_agent  # noqa: E402
+from gnome_env.nerts.engine import NertsGame  # noqa: E402
 from gnome_env.nerts.information import NertsView  # noqa: E402
 from gnome_env.nerts.nerts_v0 import parallel_env  # noqa: E402
 from training.nerts.ppo import NertsPPOConfig, Rollouts, hand_winners, main, train  # noqa: E402
@@ -16,15 +17,17 @@ from training.nerts.ppo import NertsPPOConfig, Rollouts, hand_winners, main, tra
 SHORT = dict(num_envs=2, num_steps=16, total_steps=64, eval_games=0, num_players=[2, 3])
 
 
-def _rollout(cfg: NertsPPOConfig) -> Rollouts:
+def _rollout(cfg: NertsPPOConfig) -> tuple[Rollouts, list[int]]:
+    """One rollout of a fresh network; the rollouts and each slot's first hand seed."""
     from agents.nerts.learned import NertsPolicyNetwork
 
     play = Rollouts(cfg)
     net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden)
     net.reset_parameters(torch.Generator().manual_seed(0))
     play.start()
+    seeds = [int(s) for s in play.engine.game_seeds]
     play.collect(net, __import__("numpy").random.default_rng(0))
-    return play
+    return play, seeds
 
 
 def test_agent_opponents_play_their_seats_from_their_own_views():
@@ -32,11 +35,12 @@ def test_agent_opponents_play_their_seats_from_their_own_views():
     from that seat's view (replayed here through a fresh env with the same hand seed), and
     only seat 0's streams are learner streams."""
     cfg = NertsPPOConfig(**{**SHORT, "opponents": "greedy", "max_steps_per_hand": 400})
-    play = _rollout(cfg)
+    play, seeds = _rollout(cfg)
     assert [bool(x) for x in play.learner] == [True, False, True, False, False]
     for e, count in enumerate(play.counts):
         env = parallel_env(num_players=count, max_steps_per_hand=400)
-        env.reset(seed=play.hand_seed(e, 0))
+        env.reset()
+        env.game = NertsGame(env.config, seeds[e])
         greedy = [make_nerts_agent("greedy", 0, env.config) for _ in range(count)]
         first = sum(play.counts[:e])
         for t in range(cfg.num_steps):
@@ -53,7 +57,7 @@ def test_the_win_reward_pays_only_at_a_hands_end_and_sums_to_zero():
     """reward: win -- 1/k to each of the k best hand scores less 1/n, at the step that ends
     the hand (N30, N31), 0 before: each ended hand's rewards sum to 0 over its seats."""
     cfg = NertsPPOConfig(**{**SHORT, "reward": "win", "max_steps_per_hand": 6})
-    play = _rollout(cfg)
+    play, _ = _rollout(cfg)
     ends = 0
     for e, count in enumerate(play.counts):
         cols = slice(sum(play.counts[:e]), sum(play.counts[:e]) + count)
@@ -143,3 +147,19 @@ def test_dagger_samples_label_the_students_positions_with_the_teachers_moves():
     own = obs[:, size].astype(np.float32)[:, 0]
     full = np.isclose(own, 1.0)
     assert full.any() and (~full).any()  # the student's seat stays full, the teacher's not
+
+
+def test_a_run_against_agents_resumes_exactly(tmp_path):
+    """opponents: greedy, reward: win, on the batched engine: 4 updates in one go equal 2,
+    a stop, and 2 more after --resume (the hands in progress are replayed into their slots
+    on the Python engine, the agents deciding again)."""
+    cfg = dict(SHORT, total_steps=128, max_steps_per_hand=20, checkpoint_interval=1)
+    cfg.update(opponents="greedy", reward="win")
+    train(NertsPPOConfig(output_dir=str(tmp_path / "whole"), **cfg))
+    train(NertsPPOConfig(output_dir=str(tmp_path / "part"), **cfg), stop_after=2)
+    saved = torch.load(tmp_path / "part" / "checkpoint.pt", weights_only=True)["training"]
+    assert any(saved["played"]) and max(saved["hands"]) > 0  # mid-hand, after some hands
+    assert main(["--resume", str(tmp_path / "part")]) == 0
+    whole = read_checkpoint(tmp_path / "whole" / "policy.pt")["state_dict"]
+    part = read_checkpoint(tmp_path / "part" / "policy.pt")["state_dict"]
+    assert all(torch.equal(whole[k], part[k]) for k in whole)

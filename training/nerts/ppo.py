@@ -196,37 +196,36 @@ def hand_winners(scores: list[int]) -> list[int]:
 
 
 class Rollouts:
-    """The env adapter: ``num_envs`` ``nerts_v0`` environments played into a ``[T, S]``
-    rollout whose column ``s`` is one stream (a seat of an environment, :attr:`streams`)
-    that decides at every step. A hand is identified by its seed (``derive_seed(GAME, seed,
-    env, hand index)``) and its joint actions so far: :meth:`state` / :meth:`load_state` save
-    and replay them."""
+    """The env adapter: ``num_envs`` games on the compiled batched engine
+    (:class:`gnome_env.nerts.vector.NertsVectorEngine`, the same rules, observations, masks
+    and rewards as ``nerts_v0``; slot ``e`` has ``num_players[e % len]`` seats) played into
+    a ``[T, S]`` rollout whose column ``s`` is one stream (a seat of a slot,
+    :attr:`streams`) that decides at every step. Slot ``e`` plays the games of its seed
+    stream (``reset(seed=seed)``); a game in progress is identified by its seed, its index in
+    the stream and its joint actions so far: :meth:`state` / :meth:`load_state` save them
+    and replay them on the Python engine into the slot."""
 
     def __init__(self, cfg: NertsPPOConfig) -> None:
-        from gnome_env.nerts.nerts_v0 import parallel_env
+        from gnome_env.nerts.config import NertsConfig
+        from gnome_env.nerts.vector import NertsVectorEngine
 
         self.cfg = cfg
-        self.envs = [
-            parallel_env(
-                num_players=cfg.num_players[e % len(cfg.num_players)],
-                max_steps_per_hand=cfg.max_steps_per_hand,
-            )
-            for e in range(cfg.num_envs)
-        ]
-        self.counts = [len(env.possible_agents) for env in self.envs]
-        self.streams = [(e, a) for e, env in enumerate(self.envs) for a in env.possible_agents]
+        self.counts = [cfg.num_players[e % len(cfg.num_players)] for e in range(cfg.num_envs)]
+        self.rules = NertsConfig(max_steps_per_hand=cfg.max_steps_per_hand)
+        self.engine = NertsVectorEngine(
+            self.rules, cfg.num_envs, players_per_slot=self.counts, observations="seats"
+        )
+        self.streams = [(e, k) for e, n in enumerate(self.counts) for k in range(n)]
+        self._slot = np.array([e for e, _ in self.streams])
+        self._seat = np.array([k for _, k in self.streams])
         #: learner[s]: stream ``s`` is the network's and is trained on
-        self.learner = np.array(
-            [cfg.opponents == "self" or a == self.envs[e].possible_agents[0]
-             for e, a in self.streams]
-        )  # fmt: skip
+        self.learner = np.array([cfg.opponents == "self" or k == 0 for _, k in self.streams])
         self.learner_rows = np.flatnonzero(self.learner)
-        #: opponents played by agents (a spec other than self/random): env -> seat -> agent
+        #: opponents played by agents (a spec other than self/random): slot -> seat -> agent
         self.bot_spec = None if cfg.opponents in OPPONENTS else cfg.opponents
-        self.bots: list[dict[int, Any]] = [{} for _ in self.envs]
-        first = self.envs[0]
-        self.obs_size = first.observation_space(first.possible_agents[0])["observation"].shape[0]
-        self.n_actions = first.action_space(first.possible_agents[0]).n
+        self.bots: list[dict[int, Any]] = [{} for _ in self.counts]
+        self.obs_size = self.engine.observation_size
+        self.n_actions = self.engine.n_actions
         T, S = cfg.num_steps, len(self.streams)
         self.obs = np.zeros((T, S, self.obs_size), np.float32)
         self.mask = np.zeros((T, S, self.n_actions), bool)
@@ -235,90 +234,84 @@ class Rollouts:
         self.val = np.zeros((T, S), np.float32)
         self.rew = np.zeros((T, S), np.float32)
         self.done = np.zeros((T, S), np.float32)  # 1: the hand ended with this step
-        self.hands = [0] * cfg.num_envs  # hands started per environment
-        self.played: list[list[list[int]]] = [[] for _ in self.envs]  # this hand's steps
-        self.current: list[dict] = []  # each environment's observations
+        self.played: list[list[list[int]]] = [[] for _ in self.counts]  # this hand's steps
+        self.current: tuple[np.ndarray, np.ndarray] | None = None  # (obs, masks) of streams
         self.finished: list[dict[str, float]] = []  # the latest RECENT_HANDS finished hands
         self.hands_done = 0
         self.env_steps = 0
 
-    def hand_seed(self, e: int, index: int) -> int:
-        """The seed of hand ``index`` of environment ``e``."""
-        from gnome_env.core import rng as grng
+    def _gather(self, obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The streams' rows of the engine's ``[B, 6, ...]`` observations and masks."""
+        return obs[self._slot, self._seat], masks[self._slot, self._seat].astype(bool)
 
-        return grng.derive_seed(grng.GAME, self.cfg.seed, e, index)
-
-    def reset(self, e: int) -> dict:
-        """Deal environment ``e``'s next hand (and seat its opponent agents); its
-        observations."""
-        seed = self.hand_seed(e, self.hands[e])
-        obs, _ = self.envs[e].reset(seed=seed)
-        self.hands[e] += 1
-        self.played[e] = []
-        if self.bot_spec is not None:
-            self.bots[e] = self.seat_bots(e, seed)
-        return obs
-
-    def seat_bots(self, e: int, hand_seed: int) -> dict[int, Any]:
-        """The opponent agents of a hand: seat ``k >= 1`` seeded from the hand's seed."""
+    def seat_bots(self, e: int) -> dict[int, Any]:
+        """The opponent agents of slot ``e``'s current hand: seat ``k >= 1`` seeded from the
+        hand's seed."""
         from agents.nerts.registry import make_nerts_agent
         from gnome_env.core import rng as grng
 
-        rules = self.envs[e].unwrapped.config
+        seed = int(self.engine.game_seeds[e])
+        rules = self.rules.replace(num_players=self.counts[e])
         return {
-            k: make_nerts_agent(self.bot_spec, grng.derive_seed(grng.GAME, hand_seed, k), rules)
+            k: make_nerts_agent(self.bot_spec, grng.derive_seed(grng.GAME, seed, k), rules)
             for k in range(1, self.counts[e])
         }
 
-    def bot_actions(self, e: int) -> dict[int, int]:
-        """What environment ``e``'s opponent agents play now (each from its seat's view)."""
+    def bot_actions(self, e: int, game: Any = None) -> dict[int, int]:
+        """What slot ``e``'s opponent agents play now (each from its seat's view)."""
         from gnome_env.nerts.information import NertsView
 
-        game = self.envs[e].unwrapped.game
+        game = self.engine.game(e) if game is None else game
         return {k: int(bot.decide(NertsView.from_game(game, k))) for k, bot in self.bots[e].items()}
 
     def start(self) -> None:
-        """Deal every environment's first hand."""
-        self.current = [self.reset(e) for e in range(self.cfg.num_envs)]
+        """Deal every slot's first hand."""
+        self.current = self._gather(*self.engine.reset(seed=self.cfg.seed))
+        if self.bot_spec is not None:
+            self.bots = [self.seat_bots(e) for e in range(len(self.counts))]
 
     def state(self) -> dict[str, Any]:
         """What a checkpoint keeps: the hands in progress, the counters, the recent hands."""
         return {
-            "hands": list(self.hands),
+            "hands": [int(x) for x in self.engine.episodes],
+            "hand_seeds": [int(x) for x in self.engine.game_seeds],
             "played": [[list(step) for step in steps] for steps in self.played],
             "finished": json.dumps(self.finished),
             "hands_done": self.hands_done,
         }
 
     def load_state(self, training: dict[str, Any]) -> None:
-        """Replay the saved hands through the env (same seeds, same joint actions)."""
-        self.hands = [int(h) for h in training["hands"]]
-        self.current = []
-        for e, (env, steps) in enumerate(zip(self.envs, training["played"], strict=True)):
-            seed = self.hand_seed(e, self.hands[e] - 1)
-            obs, _ = env.reset(seed=seed)
-            if self.bot_spec is not None:  # the same agents, brought to the same state
-                self.bots[e] = self.seat_bots(e, seed)
+        """Replay the saved hands on the Python engine (same seeds, same joint actions, the
+        opponent agents deciding again so that they are where they were) into the slots."""
+        from gnome_env.nerts.engine import NertsGame
+
+        self.engine.reset(seed=self.cfg.seed)
+        rows = zip(training["hands"], training["hand_seeds"], training["played"], strict=True)
+        for e, (episode, seed, steps) in enumerate(rows):
+            game = NertsGame(self.rules.replace(num_players=self.counts[e]), int(seed))
+            self.engine.load_slot(e, game, int(episode))
+            if self.bot_spec is not None:
+                self.bots[e] = self.seat_bots(e)
             for step in steps:
                 if self.bot_spec is not None:
-                    self.bot_actions(e)
-                obs = env.step(dict(zip(env.possible_agents, map(int, step), strict=True)))[0]
+                    self.bot_actions(e, game)
+                game.step([int(a) for a in step])
+            self.engine.load_slot(e, game, int(episode))
             self.played[e] = [[int(a) for a in step] for step in steps]
-            self.current.append(obs)
+        self.current = self._gather(self.engine.observations(), self.engine.legal_mask())
         self.env_steps = int(training["env_steps"])
         self.finished = json.loads(training["finished"])
         self.hands_done = int(training["hands_done"])
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Every stream's observation and action mask now."""
-        obs = np.stack([self.current[e][a]["observation"] for e, a in self.streams])
-        mask = np.stack([self.current[e][a]["action_mask"] for e, a in self.streams])
-        return obs, mask.astype(bool)
+        assert self.current is not None, "start() or load_state() first"
+        return self.current
 
     def collect(self, net: Any, act_rng: np.random.Generator) -> None:
-        """Fill the rollout: ``num_steps`` steps of every environment (Gumbel-max sampling
-        from ``act_rng``, never torch's global generator; with ``opponents: random`` the
-        other seats play uniformly random legal actions)."""
+        """Fill the rollout: ``num_steps`` steps of every slot (Gumbel-max sampling from
+        ``act_rng``, never torch's global generator; with ``opponents: random`` the other
+        seats play uniformly random legal actions, with an agent spec that agent's)."""
         import torch
 
         rows = self.learner_rows
@@ -334,11 +327,11 @@ class Rollouts:
                 noise = np.where(mask, act_rng.random(mask.shape), -1.0)
                 actions = np.where(self.learner, actions, noise.argmax(1))
             elif self.bot_spec is not None:  # opponents: agents deciding from their views
-                i = 0
-                for e in range(len(self.envs)):
+                first = 0
+                for e, n in enumerate(self.counts):
                     for k, a in self.bot_actions(e).items():
-                        actions[i + k] = a
-                    i += self.counts[e]
+                        actions[first + k] = a
+                    first += n
             self.obs[t], self.mask[t], self.act[t] = obs, mask, actions
             self.logp[t, rows] = logp_all[np.arange(len(rows)), actions[rows]]
             self.val[t, rows] = value.numpy()
@@ -346,34 +339,34 @@ class Rollouts:
             self.env_steps += self.cfg.num_envs
 
     def step(self, t: int, actions: np.ndarray) -> None:
-        """Step every environment with its seats' ``actions``; book row ``t``'s rewards and
-        ends; deal a new hand where one ended."""
-        i = 0
-        for e, env in enumerate(self.envs):
-            joint = [int(actions[i + k]) for k in range(self.counts[e])]
-            nxt, rew, term, trunc, _ = env.step(dict(zip(env.possible_agents, joint, strict=True)))
-            self.played[e].append(joint)
-            ended = any(term.values()) or any(trunc.values())
-            game = env.unwrapped.game
-            if self.cfg.reward == "win":  # 1/k to each of k winners, less 1/n, at the end
-                n = self.counts[e]
-                won = hand_winners(game.hand_scores()) if ended else []
-                rew = {a: (1 / len(won) if k in won else 0.0) - 1 / n if ended else 0.0
-                       for k, a in enumerate(env.possible_agents)}  # fmt: skip
-            for k, a in enumerate(env.possible_agents):
-                self.rew[t, i + k] = rew[a]
-                self.done[t, i + k] = float(ended)
-            if ended:
-                hand = {
-                    "players": self.counts[e],
-                    "seat0": game.hand_scores()[0],
-                    "steps": game.steps,
-                }
+        """Step every slot with its seats' ``actions``; book row ``t``'s rewards and ends
+        (the engine deals the next hand where one ended)."""
+        joint = np.zeros((len(self.counts), 6), np.int64)
+        joint[self._slot, self._seat] = actions
+        for e, n in enumerate(self.counts):
+            self.played[e].append([int(a) for a in joint[e, :n]])
+        obs, masks, rew, dones, info = self.engine.step(joint)
+        reward = rew[self._slot, self._seat]
+        if self.cfg.reward == "win":  # 1/k to each of k winners, less 1/n, at the end
+            reward = np.zeros(len(self.streams), np.float32)
+        first = 0
+        for e, n in enumerate(self.counts):
+            if dones[e]:
+                scores = [int(x) for x in info["hand_scores"][e, :n]]
+                if self.cfg.reward == "win":
+                    won = hand_winners(scores)
+                    for k in range(n):
+                        reward[first + k] = (1 / len(won) if k in won else 0.0) - 1 / n
+                hand = {"players": n, "seat0": scores[0], "steps": int(info["step"][e])}
                 self.finished = [*self.finished[1 - RECENT_HANDS :], hand]
                 self.hands_done += 1
-                nxt = self.reset(e)
-            self.current[e] = nxt
-            i += self.counts[e]
+                self.played[e] = []
+                if self.bot_spec is not None:
+                    self.bots[e] = self.seat_bots(e)
+            first += n
+        self.rew[t] = reward
+        self.done[t] = dones[self._slot].astype(np.float32)
+        self.current = self._gather(obs, masks)
 
     def next_value(self, net: Any) -> np.ndarray:
         """The values of the states after the rollout (GAE's bootstrap)."""
@@ -400,6 +393,7 @@ class Rollouts:
 
 #: What a Nerts training checkpoint's ``training`` dict holds besides config and optimizer.
 RESUME_KEYS = ("updates", "env_steps", "seconds", "torch_generator", "act_rng", "hands")
+RESUME_KEYS += ("hand_seeds",)
 RESUME_KEYS += ("played", "finished", "hands_done", "history")
 
 
@@ -422,7 +416,7 @@ def train(
         load_initial_policy(net, cfg)
     pretrain: dict[str, float] = {}
     if cfg.pretrain_teacher and resume_from is None:
-        pretrain = imitate_teacher(net, gen, cfg, out, play.envs[0].unwrapped.config)
+        pretrain = imitate_teacher(net, gen, cfg, out, play.rules)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
     act_rng = np.random.default_rng([cfg.seed, 1])
     rngs = {"torch_generator": gen, "act_rng": act_rng}
@@ -435,7 +429,7 @@ def train(
         first_update, elapsed = int(t["updates"]), float(t["seconds"])
         history = json.loads(t["history"])
     updates = max(1, cfg.total_steps // (cfg.num_steps * cfg.num_envs))
-    rules, start = play.envs[0].unwrapped.config, time.perf_counter()
+    rules, start = play.rules, time.perf_counter()
 
     def seconds() -> float:
         return round(elapsed + time.perf_counter() - start, 1)
