@@ -23,9 +23,11 @@ DEFAULTS: dict[str, object] = {
     "last_step": False,
     "nerts_work_first": False,
     "idle_found": "play",
+    "order": ("NF", "F", "F0", "NW", "WM", "WW"),
     "collide": False,
     "no_feed": False,
     "hold_waste": False,
+    "endgame": None,
 }
 
 
@@ -216,39 +218,60 @@ class ExpertNertsAgent(NertsBot):
         for pr in self.pred:
             if pr is not None and pr[2] is not None and pr[2] == x - 1 and _RANK[x] > 1:
                 return True
+        if self.params["hold_waste"] == 2 and (x - 1) in need:
+            return self.others_have(view, x - 1, need)
         return False
 
     def progress_move(self, view: NertsView, opts: Opts, need) -> int | None:
         p = self.params
-        late = []
+        found = opts.found
+        nf = [x for x in found if x[1] == NERTS_SOURCE]
+        rest = [x for x in found if x[1] != NERTS_SOURCE]
         if p["idle_found"] != "play" or p["no_feed"]:
-            keep = []
-            for item in opts.found:
-                if self.idle(view, item, need):
-                    late.append(item)
-                else:
-                    keep.append(item)
-            opts.found = keep
-        if p["nerts_work_first"]:
-            choice = self.foundation_play(view, opts, lambda x: x[1] == NERTS_SOURCE)
-            if choice is None:
-                choice = self.nerts_move(view, opts)
-            if choice is None:
-                choice = self.foundation_play(view, opts)
+            busy = [x for x in rest if not self.idle(view, x, need)]
+            idle = [x for x in rest if self.idle(view, x, need)]
         else:
-            choice = self.foundation_play(view, opts)
-            if choice is None:
-                choice = self.nerts_move(view, opts)
-        if choice is not None:
-            return choice
-        choice = self.work_move(view, opts, need)
-        if choice is not None:
-            return choice
-        choice = self.waste_move(view, opts)
-        if choice is None and late and p["idle_found"] != "skip":
-            opts.found = late
-            choice = self.foundation_play(view, opts)
-        return choice
+            busy, idle = rest, []
+        groups = {
+            "NF": lambda: self.pick_found(view, nf),
+            "F": lambda: self.pick_found(view, busy),
+            "F0": lambda: self.pick_found(view, idle),
+            "NW": lambda: self.nerts_move(view, opts),
+            "WM": lambda: self.work_move(view, opts, need),
+            "WW": lambda: self.waste_move(view, opts),
+        }
+        order = p["order"]
+        if p["endgame"] and self.near_end(view):
+            order = p["endgame"]
+            busy = busy + idle
+            idle = []
+        for name in order:
+            choice = groups[name]()
+            if choice is not None:
+                return choice
+        return None
+
+    def near_end(self, view: NertsView) -> bool:
+        """Whether another seat may call within a step or two (N22)."""
+        for j, pr in enumerate(self.pred):
+            if pr is None:
+                continue
+            if view.nerts_size[j] == 0 or (view.nerts_size[j] == 1 and pr[5] >= 2):
+                return True
+        return False
+
+    def pick_found(self, view: NertsView, found) -> int | None:
+        if not found:
+            return None
+        work = view.work[view.seat]
+        collide = self.params["collide"]
+
+        def key(item):
+            a, s, f, card = item
+            k = self.contest(view, f, card) if collide else 0
+            return (min(s, 2), len(work[s - 2]) if s >= 2 else 0, k, a)
+
+        return min(found, key=key)[0]
 
     def idle(self, view: NertsView, item, need) -> bool:
         """A work/waste foundation play that does nothing for this seat's own layout."""
@@ -295,20 +318,6 @@ class ExpertNertsAgent(NertsBot):
         return any(
             view.nerts_top[j] == card for j in range(view.num_players) if j != view.seat
         )
-
-    def foundation_play(self, view: NertsView, opts: Opts, only=None) -> int | None:
-        found = opts.found if only is None else [x for x in opts.found if only(x)]
-        if not found:
-            return None
-        work = view.work[view.seat]
-        collide = self.params["collide"]
-
-        def key(item):
-            a, s, f, card = item
-            k = self.contest(view, f, card) if collide else 0
-            return (min(s, 2), len(work[s - 2]) if s >= 2 else 0, k, a)
-
-        return min(found, key=key)[0]
 
     def nerts_move(self, view: NertsView, opts: Opts) -> int | None:
         work = view.work[view.seat]
