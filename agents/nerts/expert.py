@@ -28,6 +28,9 @@ DEFAULTS: dict[str, object] = {
     "no_feed": False,
     "hold_waste": False,
     "endgame": None,
+    "toward": False,
+    "starve": False,
+    "feed_who": "all",
 }
 
 
@@ -168,6 +171,8 @@ class ExpertNertsAgent(NertsBot):
             return TURN
         if opts.recycle:
             return RECYCLE
+        if self.fed:
+            return self.pick_found(view, self.fed)
         return WAIT
 
     def should_call(self, view: NertsView, opts: Opts, useful: bool) -> bool:
@@ -224,6 +229,7 @@ class ExpertNertsAgent(NertsBot):
 
     def progress_move(self, view: NertsView, opts: Opts, need) -> int | None:
         p = self.params
+        me = view.seat
         found = opts.found
         nf = [x for x in found if x[1] == NERTS_SOURCE]
         rest = [x for x in found if x[1] != NERTS_SOURCE]
@@ -232,10 +238,36 @@ class ExpertNertsAgent(NertsBot):
             idle = [x for x in rest if self.idle(view, x, need)]
         else:
             busy, idle = rest, []
+        self.fed = []
+        if p["starve"]:
+            pool = idle + ([x for x in busy if not self.raced(view, x, need)] if p["starve"] == 2 else [])
+            self.fed = [x for x in pool if x[3] is not None and _RANK[x[3]] < 13 and self.feeds(view, x[3] + 1)]
+            if p["starve"] == 3:
+                self.fed += [
+                    x
+                    for x in busy
+                    if x[3] is not None
+                    and _RANK[x[3]] < 13
+                    and not self.raced(view, x, need)
+                    and any(
+                        view.nerts_top[j] == x[3] + 1
+                        for j in range(view.num_players)
+                        if j != me
+                    )
+                ]
+            idle = [x for x in idle if x not in self.fed]
+            busy = [x for x in busy if x not in self.fed]
         groups = {
             "NF": lambda: self.pick_found(view, nf),
             "F": lambda: self.pick_found(view, busy),
             "F0": lambda: self.pick_found(view, idle),
+            "Fu": lambda: self.pick_found(view, [x for x in busy if not self.contest(view, x[2], x[3])]),
+            "Fk": lambda: self.pick_found(view, [x for x in busy if self.contest(view, x[2], x[3])]),
+            "F0u": lambda: self.pick_found(view, [x for x in idle if not self.contest(view, x[2], x[3])]),
+            "Fc": lambda: self.pick_found(view, [x for x in busy if self.raced(view, x, need)]),
+            "NFf": lambda: self.pick_found(
+                view, [x for x in nf if not self.contest(view, x[2], x[3])]
+            ),
             "NW": lambda: self.nerts_move(view, opts),
             "WM": lambda: self.work_move(view, opts, need),
             "WW": lambda: self.waste_move(view, opts),
@@ -250,6 +282,11 @@ class ExpertNertsAgent(NertsBot):
             if choice is not None:
                 return choice
         return None
+
+    def raced(self, view: NertsView, item, need) -> bool:
+        """Whether another seat may take this foundation play's slot first (N20)."""
+        _, _, f, card = item
+        return bool(self.contest(view, f, card)) or self.others_have(view, card, need)
 
     def near_end(self, view: NertsView) -> bool:
         """Whether another seat may call within a step or two (N22)."""
@@ -286,6 +323,15 @@ class ExpertNertsAgent(NertsBot):
         mine = {view.nerts_top[me], view.waste_top[me], *(q[-1] for q in view.work[me] if q)}
         if nxt is not None and nxt in mine:
             return False
+        top = view.nerts_top[me]
+        if (
+            p["toward"]
+            and top is not None
+            and top < NUM_NATURAL
+            and top // 13 == card // 13
+            and card < top
+        ):
+            return False
         if s >= 2:
             pile = view.work[me][s - 2]
             if len(pile) == 1:
@@ -302,9 +348,9 @@ class ExpertNertsAgent(NertsBot):
             return False
         return True
 
-    def others_have(self, view: NertsView, card: int, need) -> bool:
+    def others_have(self, view: NertsView, card: int, need, seats=None) -> bool:
         """Whether another seat has ``card`` on a top (it could take the slot first)."""
-        for j in range(view.num_players):
+        for j in range(view.num_players) if seats is None else seats:
             if j == view.seat:
                 continue
             if card in (view.nerts_top[j], view.waste_top[j]):
@@ -315,6 +361,30 @@ class ExpertNertsAgent(NertsBot):
 
     def feeds(self, view: NertsView, card: int) -> bool:
         """Whether another seat's Nerts top is ``card``."""
+        if self.params["no_feed"] == 4:
+            me = view.seat
+            return any(
+                view.nerts_top[j] == card and view.nerts_size[j] <= view.nerts_size[me]
+                for j in range(view.num_players)
+                if j != me
+            )
+        if self.params["no_feed"] == 3:
+            return self.others_have(view, card, None) or any(
+                card in q for j in range(view.num_players) if j != view.seat for q in view.work[j]
+            )
+        if self.params["no_feed"] == 2:
+            who = self.params["feed_who"]
+            seats = None
+            if who != "all":
+                sizes = view.nerts_size
+                me = view.seat
+                others = [j for j in range(view.num_players) if j != me]
+                if who == "ahead":
+                    seats = [j for j in others if sizes[j] <= sizes[me]]
+                else:
+                    low = min(sizes[j] for j in others)
+                    seats = [j for j in others if sizes[j] == low]
+            return self.others_have(view, card, None, seats)
         return any(
             view.nerts_top[j] == card for j in range(view.num_players) if j != view.seat
         )
