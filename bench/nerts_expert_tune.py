@@ -29,12 +29,14 @@ from pathlib import Path
 
 from agents.core.arena import deal_seeds, normal_ci
 from agents.nerts.arena import nerts_rules_dict, play_nerts_deal
-from agents.nerts.expert import ExpertNertsAgent
+from agents.nerts.expert import ExpertNertsAgent, ExpertSettings
 
 
 def _factory(params: dict):
+    settings = ExpertSettings.from_dict(params)
+
     def make(seed, config):
-        return ExpertNertsAgent(seed, config, params=params)
+        return ExpertNertsAgent(seed, config, settings)
 
     return make
 
@@ -52,9 +54,7 @@ def play_deals(args: tuple) -> list[tuple[float, float]]:
             scores = [h[0] for h in rec["hand_scores"]]
             diff = scores[0] - sum(scores[1:]) / (n - 1)
             per.append((rec["win_shares"][0], diff))
-        out.append(
-            (sum(w for w, _ in per) / len(per), sum(x for _, x in per) / len(per))
-        )
+        out.append((sum(w for w, _ in per) / len(per), sum(x for _, x in per) / len(per)))
     return out
 
 

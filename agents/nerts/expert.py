@@ -1,6 +1,44 @@
-"""Nerts expert bot (draft for tuning)."""
+"""The Nerts expert bot (spec ``expert``): greedy's moves, ordered for the race (N18-N22).
+
+A hand of Nerts is a race: the seat that first empties its Nerts pile and calls (N22) wins
+it almost always (greedy against greedy: 94% of 2-player hands), and every step spent is a
+step the others also get. :class:`ExpertNertsAgent` keeps greedy's kinds of move
+(:class:`agents.nerts.bots.GreedyNertsAgent`) and decides, from the seat's public view
+(N34) alone, four things greedy does not:
+
+1. **Defer idle foundation plays.** A waste or work card that fits a foundation is *idle*
+   when playing it now does nothing for the seat: no other seat can take that slot first
+   (N20: no predicted play onto it, no other seat with the same card on a top), the next
+   card of its suit is not on one of the seat's own tops, and it does not empty a work pile
+   or uncover a card that can be played or take the Nerts top. Idle plays come after the
+   Nerts top's moves and greedy's useful work-pile moves (but still before the waste goes
+   onto work piles and before a turn): a step goes to the Nerts pile first.
+2. **Starve the opponent** (2 players only): an idle play whose next card (rank + 1, same
+   suit) lies on a top of the other seat -- its Nerts top, waste top or a work-pile top --
+   would hand it a play. Such plays wait until the stock cannot be turned or recycled.
+   At 4 and 6 players, starving did not help (each card withheld helps the other
+   opponents), so it is off there.
+3. **Hold the waste top** (N15, N20): when another seat's predicted play puts the card
+   just below the waste top onto a foundation this step, the waste top fits next step; the
+   expert waits instead of turning it away.
+4. **Avoid collisions** (N20, N21): among open slots that need the same card, it plays
+   onto one that no other seat is predicted to play onto, so that neither play is blocked.
+
+The other seats' plays are predicted with greedy's own order (Nerts top, then waste top,
+then work-pile tops from the shortest pile, each onto the lowest slot that needs it):
+everything it reads -- tops, piles, slots, scores -- is public (N34), and the priority
+order pi of the step is not (it is drawn after the actions, N20, ND1), so the expert never
+guesses it. Calls (N22) follow greedy's rule (call when level with or ahead of every other
+seat, or when nothing useful is left); the measured alternatives were no better
+(``docs/nerts.md``).
+
+The bot is deterministic (it draws no random numbers; the seed is kept for the interface)
+and never reads a hidden card (N35): ``tests/nerts/test_nerts_expert.py`` permutes them.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, fields
 
 from agents.nerts.bots import (
     NERTS_SOURCE,
@@ -11,33 +49,44 @@ from agents.nerts.bots import (
     playable_to_foundation,
 )
 from gnome_env.nerts.actions import CALL, RECYCLE, SHIFT, TURN, WAIT, Kind, action_table
-from gnome_env.nerts.cards import NUM_NATURAL, SUIT_COLOUR
+from gnome_env.nerts.cards import NUM_NATURAL
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.information import NertsView
 
-_RANK = (*(c % 13 + 1 for c in range(NUM_NATURAL)), 0, 0)
-_COL = (*(SUIT_COLOUR[c // 13] for c in range(NUM_NATURAL)), -1, -1)
+_RANK = (*(c % 13 + 1 for c in range(NUM_NATURAL)), 0, 0)  # jokers: rank 0
+_KING = 13
 
-DEFAULTS: dict[str, object] = {
-    "call": "greedy",
-    "last_step": False,
-    "nerts_work_first": False,
-    "idle_found": "play",
-    "order": ("NF", "F", "F0", "NW", "WM", "WW"),
-    "collide": False,
-    "no_feed": False,
-    "hold_waste": False,
-    "endgame": None,
-    "toward": False,
-    "starve": False,
-    "feed_who": "all",
-}
+#: A foundation play: (action id, source index s, slot f or -1 for a new foundation, card).
+Play = tuple[int, int, int, int | None]
 
 
-class Opts:
-    """Legal actions of a view grouped by kind, with the card each one moves."""
+@dataclass(frozen=True)
+class ExpertSettings:
+    """The expert's switches, each one idea of the module docstring (all on by default).
 
-    __slots__ = ("call", "turn", "recycle", "shift", "found", "to_work", "slide", "moves")
+    ``starve`` None means: only at a 2-player table. Turning every switch off gives
+    exactly greedy's play (the tuning script checks it).
+    """
+
+    defer_idle: bool = True
+    starve: bool | None = None
+    hold_waste: bool = True
+    avoid_collisions: bool = True
+
+    @classmethod
+    def from_dict(cls, values: dict[str, object]) -> ExpertSettings:
+        """Settings from a mapping of field names; an unknown name raises ``ValueError``."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - names)
+        if unknown:
+            raise ValueError(f"unknown expert settings {unknown}; known: {sorted(names)}")
+        return cls(**values)  # type: ignore[arg-type]
+
+
+class _Options:
+    """The legal actions of one view, grouped, with the card each foundation play moves."""
+
+    __slots__ = ("call", "found", "moves", "recycle", "shift", "slide", "to_work", "turn")
 
     def __init__(self, view: NertsView) -> None:
         table = action_table(view.config)
@@ -45,88 +94,74 @@ class Opts:
         work = view.work[me]
         tops = (view.nerts_top[me], view.waste_top[me], *(p[-1] if p else None for p in work))
         self.call = self.turn = self.recycle = self.shift = False
-        self.found: list[tuple[int, int, int, int]] = []  # (id, source, slot or -1, card)
-        self.to_work: list[tuple[int, int, int]] = []  # (id, source, pile)
-        self.slide: list[tuple[int, int, int]] = []  # (id, source, pile)
-        self.moves: list[tuple[int, int, int, int]] = []  # (id, from, to, count)
+        self.found: list[Play] = []
+        self.to_work: list[tuple[int, int, int]] = []  # (id, source t, pile w)
+        self.slide: list[tuple[int, int, int]] = []  # (id, source t, pile w)
+        self.moves: list[tuple[int, int, int, int]] = []  # (id, from w, to v, count c)
         for a in view.legal_actions:
             if a < 5:
-                if a == CALL:
-                    self.call = True
-                elif a == TURN:
-                    self.turn = True
-                elif a == RECYCLE:
-                    self.recycle = True
-                elif a == SHIFT:
-                    self.shift = True
+                self.call |= a == CALL
+                self.turn |= a == TURN
+                self.recycle |= a == RECYCLE
+                self.shift |= a == SHIFT
                 continue
             d = table.decode(a)
-            kind = d.kind
-            if kind == Kind.TO_SLOT:
+            if d.kind == Kind.TO_SLOT:
                 self.found.append((a, d.source, d.slot, tops[d.source]))
-            elif kind == Kind.NEW_FOUNDATION:
+            elif d.kind == Kind.NEW_FOUNDATION:
                 self.found.append((a, d.source, -1, tops[d.source]))
-            elif kind == Kind.TO_WORK:
+            elif d.kind == Kind.TO_WORK:
                 self.to_work.append((a, d.source, d.pile))
-            elif kind == Kind.SLIDE:
+            elif d.kind == Kind.SLIDE:
                 self.slide.append((a, d.source, d.pile))
             else:
                 self.moves.append((a, d.pile, d.target, d.count))
 
 
-def predict_all(view: NertsView, need) -> list:
-    """The greedy model of every other seat's action this step.
+def predicted_play(view: NertsView, seat: int, need: dict[int, list[int]]) -> tuple[int, int]:
+    """Greedy's foundation play for ``seat`` from the public view: ``(slot, card)``.
 
-    One entry per seat (None for the viewer): ``(kind, slot, card, gain, calls, maxgain)``.
+    The order is greedy's: the Nerts top, the waste top, then work-pile tops from the
+    shortest pile; a card goes onto the lowest open slot that needs it (N8), an ace onto a
+    new foundation (slot -1, N20.3: never blocked). ``(-1, -1)`` when the seat has no
+    natural card to play, or is expected to call (N22: its Nerts pile is empty and its
+    score is at least every other seat's), which is its whole action. Jokers are not
+    predicted (their declaration is free, N33).
     """
-    out: list = []
     scores = view.hand_scores
-    auto = view.config.auto_call
-    for j in range(view.num_players):
-        if j == view.seat:
-            out.append(None)
-            continue
-        out.append(predict_seat(view, j, need, scores, auto))
-    return out
-
-
-def predict_seat(view: NertsView, j: int, need, scores, auto) -> tuple:
-    work = view.work[j]
-    x0 = view.nerts_top[j]
-    calls = (
-        not auto
-        and view.nerts_size[j] == 0
-        and scores[j] >= max(s for i, s in enumerate(scores) if i != j)
-    )
-    nerts_found = x0 is not None and (x0 >= NUM_NATURAL or _RANK[x0] == 1 or x0 in need)
-    has_empty = any(not q for q in work)
-    nerts_work = x0 is not None and (
-        has_empty or x0 >= NUM_NATURAL or any(q and fits_on(x0, q[-1]) for q in work)
-    )
-    maxgain = 3 if nerts_found else 2 if nerts_work else 0
-    pred = None
-    sources = [x0, view.waste_top[j]]
-    order = sorted(range(len(work)), key=lambda w: len(work[w]))
-    sources += [work[w][-1] if work[w] else None for w in order]
-    for k, x in enumerate(sources):
+    if (
+        not view.config.auto_call
+        and view.nerts_size[seat] == 0
+        and scores[seat] >= max(s for i, s in enumerate(scores) if i != seat)
+    ):
+        return -1, -1
+    work = view.work[seat]
+    sources = [view.nerts_top[seat], view.waste_top[seat]]
+    sources += [
+        work[w][-1] for w in sorted(range(len(work)), key=lambda w: len(work[w])) if work[w]
+    ]
+    for x in sources:
         if x is None or x >= NUM_NATURAL:
             continue
         if _RANK[x] == 1:
-            pred = ("new", -1, x, 3 if k == 0 else 1)
-            break
+            return -1, x
         slots = need.get(x)
         if slots:
-            pred = ("slot", slots[0], x, 3 if k == 0 else 1)
-            break
-    if pred is None:
-        pred = ("other", -1, None, 2 if nerts_work else 0)
-    if maxgain == 0 and pred[3] > 0:
-        maxgain = 1
-    return (pred[0], pred[1], pred[2], 0 if calls else pred[3], calls, maxgain)
+            return slots[0], x
+    return -1, -1
 
 
 class ExpertNertsAgent(NertsBot):
-    """Spec ``expert`` (draft)."""
+    """Spec ``expert``: greedy's moves in the race order of the module docstring.
+
+    Each step, in this order: the Nerts top to a foundation; waste and work cards to
+    foundations that are not idle; the Nerts top onto a work pile (a run, slid under, an
+    empty pile); greedy's useful work-pile moves; idle foundation plays (except those that
+    feed the opponent, at 2 players); the waste top onto a work pile. A call (N22) comes
+    before all of these when greedy's rule says so. With no such move: shift when
+    exhausted (N17), wait if the waste top is about to fit, turn, recycle, the withheld
+    plays, and wait only when nothing else is legal.
+    """
 
     spec = "expert"
 
@@ -134,279 +169,188 @@ class ExpertNertsAgent(NertsBot):
         self,
         seed: int | None = None,
         config: NertsConfig | None = None,
-        params: dict[str, object] | None = None,
+        settings: ExpertSettings | None = None,
     ) -> None:
         super().__init__(seed, config)
-        self.params = dict(DEFAULTS)
-        if params:
-            unknown = set(params) - set(DEFAULTS)
-            if unknown:
-                raise ValueError(f"unknown expert params {sorted(unknown)}")
-            self.params.update(params)
+        if settings is not None and not isinstance(settings, ExpertSettings):
+            raise ValueError(f"settings must be ExpertSettings or None, got {settings!r}")
+        self.settings = settings if settings is not None else ExpertSettings()
 
-    # ------------------------------------------------------------------ decision
+    # ------------------------------------------------------------------ the decision
     def decide(self, view: NertsView) -> int:
+        """A legal action id for ``view.seat`` (see the class docstring)."""
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        p = self.params
-        opts = Opts(view)
         me = view.seat
+        opts = _Options(view)
         need = needed_cards(view)
-        self.pred = predict_all(view, need)
-        move = self.progress_move(view, opts, need)
-        if opts.call and self.should_call(view, opts, move is not None):
+        predicted = [
+            predicted_play(view, j, need) if j != me else (-1, -1) for j in range(view.num_players)
+        ]
+        withheld: list[Play] = []
+        move = self.progress_move(view, opts, need, predicted, withheld)
+        if opts.call and self.should_call(view, move is not None):
             return CALL
-        if p["last_step"] and any(pr[4] for pr in self.pred if pr is not None):
-            last = self.best_gain(view, opts, need)
-            if last is not None:
-                return last
         if move is not None:
             return move
         if opts.shift and view.exhausted[me]:
             return SHIFT
-        if p["hold_waste"] and self.waste_soon(view, need):
+        if self.settings.hold_waste and self.waste_fits_next(view, need, predicted):
             return WAIT
         if opts.turn:
             return TURN
         if opts.recycle:
             return RECYCLE
-        if self.fed:
-            return self.pick_found(view, self.fed)
+        if withheld:
+            return self.pick(view, withheld, predicted)
         return WAIT
 
-    def should_call(self, view: NertsView, opts: Opts, useful: bool) -> bool:
+    def should_call(self, view: NertsView, useful: bool) -> bool:
+        """N22, greedy's rule: call when at least level with the best other hand score, or
+        when nothing useful is left (no progress move and the stock cycle exhausted)."""
         me = view.seat
         scores = view.hand_scores
         best_other = max(s for i, s in enumerate(scores) if i != me)
-        mode = self.params["call"]
-        stuck = not useful and view.exhausted[me]
-        if mode == "greedy":
-            return scores[me] >= best_other or stuck
-        mine = scores[me]
-        if mode == "safe":
-            ok = all(mine > scores[j] + pr[5] for j, pr in enumerate(self.pred) if pr)
-        else:  # "pred": the greedy model's gain
-            ok = all(mine > scores[j] + pr[3] for j, pr in enumerate(self.pred) if pr)
-        if ok:
-            return True
-        if mode == "safe" and all(
-            mine > scores[j] + pr[3] for j, pr in enumerate(self.pred) if pr
-        ):
-            return True
-        return stuck
+        return scores[me] >= best_other or (not useful and view.exhausted[me])
 
-    def best_gain(self, view: NertsView, opts: Opts, need) -> int | None:
-        """The move with the largest immediate score gain (the hand ends this step)."""
-        best = None
-        for a, s, f, card in opts.found:
-            g = 3 if s == NERTS_SOURCE else 1
-            g -= 0.5 * self.contest(view, f, card)
-            if best is None or g > best[0]:
-                best = (g, a)
-        for a, s, _ in opts.to_work + opts.slide:
-            if s == NERTS_SOURCE and (best is None or 2 > best[0]):
-                best = (2, a)
-        return None if best is None else best[1]
-
-    def contest(self, view: NertsView, f: int, card) -> int:
-        """How many other seats the greedy model predicts on slot f this step."""
-        if f < 0:
-            return 0
-        return sum(1 for pr in self.pred if pr is not None and pr[1] == f)
-
-    def waste_soon(self, view: NertsView, need) -> bool:
-        """Whether another seat's predicted play makes the waste top fit a slot next step."""
-        x = view.waste_top[view.seat]
-        if x is None or x >= NUM_NATURAL or x in need or _RANK[x] == 1:
-            return False
-        for pr in self.pred:
-            if pr is not None and pr[2] is not None and pr[2] == x - 1 and _RANK[x] > 1:
-                return True
-        if self.params["hold_waste"] == 2 and (x - 1) in need:
-            return self.others_have(view, x - 1, need)
-        return False
-
-    def progress_move(self, view: NertsView, opts: Opts, need) -> int | None:
-        p = self.params
-        me = view.seat
-        found = opts.found
-        nf = [x for x in found if x[1] == NERTS_SOURCE]
-        rest = [x for x in found if x[1] != NERTS_SOURCE]
-        if p["idle_found"] != "play" or p["no_feed"]:
-            busy = [x for x in rest if not self.idle(view, x, need)]
-            idle = [x for x in rest if self.idle(view, x, need)]
+    def progress_move(
+        self,
+        view: NertsView,
+        opts: _Options,
+        need: dict[int, list[int]],
+        predicted: list[tuple[int, int]],
+        withheld: list[Play],
+    ) -> int | None:
+        """The first move of the race order (class docstring), or None. Plays held back to
+        starve the opponent are appended to ``withheld``."""
+        nerts = [x for x in opts.found if x[1] == NERTS_SOURCE]
+        rest = [x for x in opts.found if x[1] != NERTS_SOURCE]
+        if self.settings.defer_idle:
+            idle = [x for x in rest if self.is_idle(view, x, need, predicted)]
+            busy = [x for x in rest if x not in idle]
         else:
             busy, idle = rest, []
-        self.fed = []
-        if p["starve"]:
-            pool = idle + ([x for x in busy if not self.raced(view, x, need)] if p["starve"] == 2 else [])
-            self.fed = [x for x in pool if x[3] is not None and _RANK[x[3]] < 13 and self.feeds(view, x[3] + 1)]
-            if p["starve"] == 3:
-                self.fed += [
-                    x
-                    for x in busy
-                    if x[3] is not None
-                    and _RANK[x[3]] < 13
-                    and not self.raced(view, x, need)
-                    and any(
-                        view.nerts_top[j] == x[3] + 1
-                        for j in range(view.num_players)
-                        if j != me
-                    )
-                ]
-            idle = [x for x in idle if x not in self.fed]
-            busy = [x for x in busy if x not in self.fed]
-        groups = {
-            "NF": lambda: self.pick_found(view, nf),
-            "F": lambda: self.pick_found(view, busy),
-            "F0": lambda: self.pick_found(view, idle),
-            "Fu": lambda: self.pick_found(view, [x for x in busy if not self.contest(view, x[2], x[3])]),
-            "Fk": lambda: self.pick_found(view, [x for x in busy if self.contest(view, x[2], x[3])]),
-            "F0u": lambda: self.pick_found(view, [x for x in idle if not self.contest(view, x[2], x[3])]),
-            "Fc": lambda: self.pick_found(view, [x for x in busy if self.raced(view, x, need)]),
-            "NFf": lambda: self.pick_found(
-                view, [x for x in nf if not self.contest(view, x[2], x[3])]
-            ),
-            "NW": lambda: self.nerts_move(view, opts),
-            "WM": lambda: self.work_move(view, opts, need),
-            "WW": lambda: self.waste_move(view, opts),
-        }
-        order = p["order"]
-        if p["endgame"] and self.near_end(view):
-            order = p["endgame"]
-            busy = busy + idle
-            idle = []
-        for name in order:
-            choice = groups[name]()
+        starve = self.settings.starve
+        if starve or (starve is None and view.num_players == 2):
+            withheld.extend(x for x in idle if self.feeds_other(view, x[3]))
+            idle = [x for x in idle if x not in withheld]
+        steps = (
+            lambda: self.pick(view, nerts, predicted),
+            lambda: self.pick(view, busy, predicted),
+            lambda: self.nerts_move(view, opts),
+            lambda: self.work_move(view, opts, need),
+            lambda: self.pick(view, idle, predicted),
+            lambda: self.waste_move(view, opts),
+        )
+        for step in steps:
+            choice = step()
             if choice is not None:
                 return choice
         return None
 
-    def raced(self, view: NertsView, item, need) -> bool:
-        """Whether another seat may take this foundation play's slot first (N20)."""
-        _, _, f, card = item
-        return bool(self.contest(view, f, card)) or self.others_have(view, card, need)
+    # ------------------------------------------------------------------ foundations
+    def contested(self, slot: int, predicted: list[tuple[int, int]]) -> int:
+        """How many other seats are predicted to play onto open slot ``slot`` (N20)."""
+        if slot < 0:
+            return 0
+        return sum(1 for f, _ in predicted if f == slot)
 
-    def near_end(self, view: NertsView) -> bool:
-        """Whether another seat may call within a step or two (N22)."""
-        for j, pr in enumerate(self.pred):
-            if pr is None:
-                continue
-            if view.nerts_size[j] == 0 or (view.nerts_size[j] == 1 and pr[5] >= 2):
-                return True
-        return False
-
-    def pick_found(self, view: NertsView, found) -> int | None:
-        if not found:
+    def pick(
+        self, view: NertsView, plays: list[Play], predicted: list[tuple[int, int]]
+    ) -> int | None:
+        """Greedy's pick among foundation plays (Nerts top, waste top, then the shortest
+        work pile), choosing among equal slots the one with the fewest predicted rivals."""
+        if not plays:
             return None
         work = view.work[view.seat]
-        collide = self.params["collide"]
+        avoid = self.settings.avoid_collisions
 
-        def key(item):
-            a, s, f, card = item
-            k = self.contest(view, f, card) if collide else 0
-            return (min(s, 2), len(work[s - 2]) if s >= 2 else 0, k, a)
+        def key(item: Play) -> tuple[int, int, int, int]:
+            a, s, f, _ = item
+            rivals = self.contested(f, predicted) if avoid else 0
+            return (min(s, 2), len(work[s - 2]) if s >= 2 else 0, rivals, a)
 
-        return min(found, key=key)[0]
+        return min(plays, key=key)[0]
 
-    def idle(self, view: NertsView, item, need) -> bool:
-        """A work/waste foundation play that does nothing for this seat's own layout."""
-        a, s, f, card = item
-        p = self.params
+    def is_idle(
+        self,
+        view: NertsView,
+        play: Play,
+        need: dict[int, list[int]],
+        predicted: list[tuple[int, int]],
+    ) -> bool:
+        """Whether a waste or work card's foundation play does nothing for this seat now
+        (module docstring, idea 1)."""
+        _, s, f, card = play
         me = view.seat
-        if s == NERTS_SOURCE or card is None or card >= NUM_NATURAL:
+        if card is None or card >= NUM_NATURAL:
             return False
-        if self.contest(view, f, card) or self.others_have(view, card, need):
-            return False  # racing for it: play it now
-        nxt = card + 1 if _RANK[card] < 13 else None
-        mine = {view.nerts_top[me], view.waste_top[me], *(q[-1] for q in view.work[me] if q)}
-        if nxt is not None and nxt in mine:
-            return False
-        top = view.nerts_top[me]
-        if (
-            p["toward"]
-            and top is not None
-            and top < NUM_NATURAL
-            and top // 13 == card // 13
-            and card < top
-        ):
-            return False
+        if self.contested(f, predicted) or self.on_other_top(view, card):
+            return False  # another seat may take the slot first (N20): play it now
+        if _RANK[card] < _KING:
+            mine = (view.nerts_top[me], view.waste_top[me], *(q[-1] for q in view.work[me] if q))
+            if card + 1 in mine:
+                return False  # it opens the slot for one of this seat's own tops
         if s >= 2:
             pile = view.work[me][s - 2]
             if len(pile) == 1:
-                return False
+                return False  # it empties a work pile
             under = pile[-2]
             if playable_to_foundation(under, need) or fits_on(view.nerts_top[me], under):
                 return False
-        feeds = nxt is not None and self.feeds(view, nxt)
-        if p["no_feed"] and feeds:
-            return True
-        if p["idle_found"] == "play":
-            return False
-        if s == WASTE_SOURCE and p["idle_found"] == "late_work":
-            return False
         return True
 
-    def others_have(self, view: NertsView, card: int, need, seats=None) -> bool:
-        """Whether another seat has ``card`` on a top (it could take the slot first)."""
-        for j in range(view.num_players) if seats is None else seats:
+    def on_other_top(self, view: NertsView, card: int) -> bool:
+        """Whether another seat has ``card`` as its Nerts top, waste top or a work top."""
+        for j in range(view.num_players):
             if j == view.seat:
                 continue
-            if card in (view.nerts_top[j], view.waste_top[j]):
+            if card == view.nerts_top[j] or card == view.waste_top[j]:
                 return True
             if any(q and q[-1] == card for q in view.work[j]):
                 return True
         return False
 
-    def feeds(self, view: NertsView, card: int) -> bool:
-        """Whether another seat's Nerts top is ``card``."""
-        if self.params["no_feed"] == 4:
-            me = view.seat
-            return any(
-                view.nerts_top[j] == card and view.nerts_size[j] <= view.nerts_size[me]
-                for j in range(view.num_players)
-                if j != me
-            )
-        if self.params["no_feed"] == 3:
-            return self.others_have(view, card, None) or any(
-                card in q for j in range(view.num_players) if j != view.seat for q in view.work[j]
-            )
-        if self.params["no_feed"] == 2:
-            who = self.params["feed_who"]
-            seats = None
-            if who != "all":
-                sizes = view.nerts_size
-                me = view.seat
-                others = [j for j in range(view.num_players) if j != me]
-                if who == "ahead":
-                    seats = [j for j in others if sizes[j] <= sizes[me]]
-                else:
-                    low = min(sizes[j] for j in others)
-                    seats = [j for j in others if sizes[j] == low]
-            return self.others_have(view, card, None, seats)
-        return any(
-            view.nerts_top[j] == card for j in range(view.num_players) if j != view.seat
-        )
+    def feeds_other(self, view: NertsView, card: int | None) -> bool:
+        """Whether playing ``card`` opens a foundation play for another seat: the next card
+        of its suit is on one of that seat's tops (module docstring, idea 2)."""
+        if card is None or card >= NUM_NATURAL or _RANK[card] == _KING:
+            return False
+        return self.on_other_top(view, card + 1)
 
-    def nerts_move(self, view: NertsView, opts: Opts) -> int | None:
+    def waste_fits_next(
+        self, view: NertsView, need: dict[int, list[int]], predicted: list[tuple[int, int]]
+    ) -> bool:
+        """Whether another seat's predicted play makes the waste top fit a foundation in the
+        next step (idea 3): it is about to play the card just below it (N8)."""
+        x = view.waste_top[view.seat]
+        if x is None or x >= NUM_NATURAL or _RANK[x] == 1 or x in need:
+            return False
+        return any(card == x - 1 for _, card in predicted)
+
+    # ------------------------------------------------------------------ greedy's moves
+    def nerts_move(self, view: NertsView, opts: _Options) -> int | None:
+        """The Nerts top onto a run, else slid under a pile (N12), else into an empty pile."""
         work = view.work[view.seat]
-        onto = [a for a, s, w in opts.to_work if s == NERTS_SOURCE and work[w]]
-        if onto:
-            return onto[0]
-        under = [a for a, s, _ in opts.slide if s == NERTS_SOURCE]
-        if under:
-            return under[0]
-        empty = [a for a, s, w in opts.to_work if s == NERTS_SOURCE]
-        if empty:
-            return empty[0]
+        for a, t, w in opts.to_work:
+            if t == NERTS_SOURCE and work[w]:
+                return a
+        for a, t, _ in opts.slide:
+            if t == NERTS_SOURCE:
+                return a
+        for a, t, _ in opts.to_work:
+            if t == NERTS_SOURCE:
+                return a
         return None
 
-    def work_move(self, view: NertsView, opts: Opts, need) -> int | None:
-        me = view.seat
-        work = view.work[me]
-        nerts_top = view.nerts_top[me]
-        best = None
+    def work_move(self, view: NertsView, opts: _Options, need: dict[int, list[int]]) -> int | None:
+        """Greedy's moves between work piles that lead to progress next step (else None):
+        uncover a card for a foundation or for the Nerts top, or free a space by moving a
+        whole pile onto another."""
+        work = view.work[view.seat]
+        nerts_top = view.nerts_top[view.seat]
+        best: tuple[tuple[int, int], int] | None = None
         for a, w, v, c in opts.moves:
             pile = work[w]
             if c < len(pile):
@@ -423,21 +367,23 @@ class ExpertNertsAgent(NertsBot):
                 rank = 4
             else:
                 continue
-            key = (rank, c)
-            if best is None or key < best[0]:
-                best = (key, a)
+            if best is None or (rank, c) < best[0]:
+                best = ((rank, c), a)
         return None if best is None else best[1]
 
-    def waste_move(self, view: NertsView, opts: Opts) -> int | None:
+    def waste_move(self, view: NertsView, opts: _Options) -> int | None:
+        """The waste top onto a run or under a pile; into an empty pile only once the Nerts
+        pile is empty (empty piles are kept for Nerts cards)."""
         me = view.seat
         work = view.work[me]
-        onto = [a for a, s, w in opts.to_work if s == WASTE_SOURCE and work[w]]
-        if onto:
-            return onto[0]
-        under = [a for a, s, _ in opts.slide if s == WASTE_SOURCE]
-        if under:
-            return under[0]
-        empty = [a for a, s, w in opts.to_work if s == WASTE_SOURCE]
-        if empty and view.nerts_size[me] == 0:
-            return empty[0]
+        for a, t, w in opts.to_work:
+            if t == WASTE_SOURCE and work[w]:
+                return a
+        for a, t, _ in opts.slide:
+            if t == WASTE_SOURCE:
+                return a
+        if view.nerts_size[me] == 0:
+            for a, t, _ in opts.to_work:
+                if t == WASTE_SOURCE:
+                    return a
         return None

@@ -17,7 +17,7 @@ SPEC = GameSpec(
     registrations=(
         Registration("parallel", "gnome_env/nerts_v0", "gnome_env.nerts.nerts_v0:parallel_env"),
     ),
-    bots=("random", "greedy"),
+    bots=("random", "greedy", "expert"),
     make_agent="agents.nerts.registry:make_nerts_agent",
     known_specs="agents.nerts.registry:known_nerts_specs",
     arena="agents.nerts.arena:NERTS_ARENA",
