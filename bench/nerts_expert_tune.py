@@ -2,16 +2,16 @@
 
 Usage:
     python bench/nerts_expert_tune.py --players 2 4 6 --deals 200 --seed 10001 \
-        --variant base '{}' --variant safe_call '{"call": "safe"}' [--json OUT]
+        --variant expert '{}' --variant no_hold '{"hold_waste": false}' [--json OUT]
 
-Each variant (a name and a JSON object of ``agents.nerts.expert`` parameters, see
-``DEFAULTS`` there) plays one seat against n-1 ``greedy`` bots in every seat rotation of the
-same one-hand deals (``max_hands=1``; the arena's deals of ``--seed``, so the variants meet
-the same cards: common random numbers). It prints, per variant and seat count, the win
-share with its 95% interval over deals (the arena's win rate and interval), the gain over
-1/n, and the mean hand-score difference (the variant's minus the mean of the greedy
-seats') with one standard error. With all parameters at their greedy settings the variant
-plays exactly as greedy, so its win share is exactly 1/n on every deal.
+Each variant (a name and a JSON object of ``agents.nerts.expert.ExpertSettings``
+fields; ``{}`` is the shipped expert) plays one seat against n-1 ``greedy`` bots in every
+seat rotation of the same one-hand deals (``max_hands=1``; the arena's deals of
+``--seed``, so the variants meet the same cards: common random numbers). It prints, per
+variant and seat count, the win share with its 95% interval over deals (the arena's win
+rate and interval), the gain over 1/n, and the mean hand-score difference (the variant's
+minus the mean of the greedy seats') with one standard error. With every switch off the
+variant plays exactly as greedy, so its win share is exactly 1/n on every deal.
 
 Tuning uses seeds 10,000-19,999 only; the ladder in ``docs/nerts.md`` is measured on seeds
 never used here.
@@ -78,14 +78,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--opponent", default="greedy")
     parser.add_argument("--variant", nargs=2, action="append", metavar=("NAME", "JSON"))
-    parser.add_argument("--json", type=Path)
+    parser.add_argument("--json", type=Path, help="write the rows as JSON (a new file)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --json")
     args = parser.parse_args(argv)
+    if args.json and args.json.exists() and not args.force:
+        parser.error(f"--json {args.json} exists; use --force to replace it")
     if not 10_000 <= args.seed <= 19_999:
         parser.error(f"--seed {args.seed}: tuning seeds are 10000..19999")
-    variants = args.variant or [["base", "{}"]]
-    results = []
+    variants = args.variant or [["expert", "{}"]]
+    parsed = []
     for name, text in variants:
-        params = json.loads(text)
+        try:
+            parsed.append((name, ExpertSettings.from_dict(json.loads(text)).__dict__))
+        except (ValueError, TypeError) as err:  # bad JSON, unknown or mistyped settings
+            parser.error(f"--variant {name} {text!r}: {err}")
+    results = []
+    for name, params in parsed:
         for n in args.players:
             t0 = time.time()
             rows = measure(params, n, args.seed, args.deals, args.workers, args.opponent)
