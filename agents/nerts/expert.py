@@ -73,6 +73,13 @@ class ExpertSettings:
     hold_waste: bool = True
     avoid_collisions: bool = True
 
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, bool) and not (f.name == "starve" and value is None):
+                allowed = "true, false or null" if f.name == "starve" else "true or false"
+                raise ValueError(f"expert setting {f.name}={value!r} is not allowed: {allowed}")
+
     @classmethod
     def from_dict(cls, values: dict[str, object]) -> ExpertSettings:
         """Settings from a mapping of field names; an unknown name raises ``ValueError``."""

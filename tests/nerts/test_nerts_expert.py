@@ -302,5 +302,7 @@ def test_expert_settings_reject_unknown_names_and_wrong_types():
     assert ExpertSettings.from_dict({"starve": True}).starve is True
     with pytest.raises(ValueError, match=r"unknown expert settings.*'starv'"):
         ExpertSettings.from_dict({"starv": True})
+    with pytest.raises(ValueError, match="hold_waste='yes' is not allowed: true or false"):
+        ExpertSettings.from_dict({"hold_waste": "yes"})
     with pytest.raises(ValueError, match="settings must be ExpertSettings"):
         ExpertNertsAgent(0, NertsConfig(), {"starve": True})  # type: ignore[arg-type]
