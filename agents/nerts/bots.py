@@ -11,9 +11,8 @@ its seed; no global random state is read or changed.
 * :class:`GreedyNertsAgent` (spec ``greedy``): a fixed order of useful moves -- foundations
   first, then whatever keeps the Nerts pile moving, then the stock (see its docstring).
 
-No ``expert`` yet: the refinements tried on top of greedy (collision-aware slot choice,
-racing contested plays first, waste bridges for the Nerts top, other move orders, a
-game-aware call) were not measurably stronger than greedy (``docs/nerts.md``).
+The ``expert`` (:mod:`agents.nerts.expert`) plays greedy's moves in a race order; the
+ladder random < greedy < expert is in ``docs/nerts.md``.
 """
 
 from __future__ import annotations

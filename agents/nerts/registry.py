@@ -2,7 +2,7 @@
 
 :func:`make_nerts_agent` is the one place that maps Nerts specs to agent classes, as
 :func:`agents.gnoming.registry.make_agent` does for Gnoming A Round. A spec is ``name`` or
-``name:argument``: ``random`` and ``greedy`` take no argument; ``ppo:PATH`` and
+``name:argument``: ``random``, ``greedy`` and ``expert`` take no argument; ``ppo:PATH`` and
 ``ppo-sample:PATH`` load a learned policy checkpoint (:mod:`agents.nerts.learned`, needs
 torch).
 """
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.nerts.bots import GreedyNertsAgent, RandomNertsAgent
+from agents.nerts.expert import ExpertNertsAgent
 from gnome_env.nerts.config import NertsConfig
 
 NertsFactory = Callable[[str | None, int, NertsConfig | None], Any]
@@ -50,6 +51,7 @@ def _learned(name: str, sample: bool) -> NertsFactory:
 NERTS_AGENT_FACTORIES: dict[str, NertsFactory] = {
     "random": _no_argument("random", RandomNertsAgent),
     "greedy": _no_argument("greedy", GreedyNertsAgent),
+    "expert": _no_argument("expert", ExpertNertsAgent),
     "ppo": _learned("ppo", sample=False),
     "ppo-sample": _learned("ppo-sample", sample=True),
 }
@@ -64,7 +66,8 @@ def make_nerts_agent(spec: str, seed: int, config: NertsConfig | None = None) ->
     """Build the Nerts agent a spec names, seeded with ``seed``, for games under ``config``
     (None: the default rules). Every agent has ``decide(view) -> int``.
 
-    Specs: ``random``, ``greedy`` (:mod:`agents.nerts.bots`), ``ppo:PATH`` (a
+    Specs: ``random``, ``greedy`` (:mod:`agents.nerts.bots`), ``expert``
+    (:mod:`agents.nerts.expert`), ``ppo:PATH`` (a
     learned policy checkpoint, most likely action) and ``ppo-sample:PATH`` (sampling it).
     An unknown spec raises ``ValueError`` listing the known Nerts specs.
     """
