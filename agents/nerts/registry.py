@@ -47,6 +47,17 @@ def _learned(name: str, sample: bool) -> NertsFactory:
     return factory
 
 
+def _rllib(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
+    """``rllib:PATH``: an RLlib module trained by training/nerts/rllib_ppo.py (needs ray)."""
+    if not argument:
+        raise ValueError("Nerts agent spec 'rllib' needs a checkpoint path: rllib:PATH")
+    try:
+        from agents.nerts.rllib_agent import RLlibNertsAgent
+    except ImportError as err:
+        raise ValueError(f"Nerts agent spec 'rllib' needs ray[rllib]: {err}") from None
+    return RLlibNertsAgent.load(argument, config)
+
+
 #: spec name -> factory(argument or None, seed, config or None)
 NERTS_AGENT_FACTORIES: dict[str, NertsFactory] = {
     "random": _no_argument("random", RandomNertsAgent),
@@ -54,6 +65,7 @@ NERTS_AGENT_FACTORIES: dict[str, NertsFactory] = {
     "expert": _no_argument("expert", ExpertNertsAgent),
     "ppo": _learned("ppo", sample=False),
     "ppo-sample": _learned("ppo-sample", sample=True),
+    "rllib": _rllib,
 }
 
 
