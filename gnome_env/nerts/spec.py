@@ -39,6 +39,13 @@ SPEC = GameSpec(
     },
     shipped=(
         ShippedPolicy(
+            "nerts_expert_ppo",
+            "ppo:agents/policies/nerts_expert_ppo/policy.pt",
+            "does not beat expert: 0.338 [0.314, 0.361] at 2 players, 0.213 [0.193, 0.233] at 4, "
+            "0.155 [0.139, 0.171] at 6 against n-1 expert bots "
+            "(agents/policies/nerts_expert_ppo/README.md)",
+        ),
+        ShippedPolicy(
             "nerts_ppo",
             "ppo:agents/policies/nerts_ppo/policy.pt",
             "loses to greedy: 0.293 of 2-player and 0.168 of 4-player one-hand games "

@@ -163,3 +163,30 @@ def test_a_run_against_agents_resumes_exactly(tmp_path):
     whole = read_checkpoint(tmp_path / "whole" / "policy.pt")["state_dict"]
     part = read_checkpoint(tmp_path / "part" / "policy.pt")["state_dict"]
     assert all(torch.equal(whole[k], part[k]) for k in whole)
+
+
+def test_the_shipped_expert_recipe_policy_is_its_run_and_plays():
+    """agents/policies/nerts_expert_ppo is configs/nerts_expert.yaml's run (all but
+    output_dir), and it plays: a short one-hand 2-player arena against random is won
+    clearly (its README's table has the measured figures, on another seed)."""
+    from pathlib import Path
+
+    from agents.core.arena import run_arena
+    from training.core.config import build_config, from_mapping, to_dict
+
+    root = Path(__file__).resolve().parents[2]
+    shipped = root / "agents" / "policies" / "nerts_expert_ppo"
+    data = read_checkpoint(shipped / "policy.pt")
+    recipe = build_config(NertsPPOConfig, root / "configs" / "nerts_expert.yaml")
+    saved = build_config(NertsPPOConfig, shipped / "config.yaml")
+    trained = to_dict(from_mapping(NertsPPOConfig, data["training"]["config"], "checkpoint"))
+    for name in NertsPPOConfig.__dataclass_fields__:
+        if name != "output_dir":
+            assert getattr(recipe, name) == getattr(saved, name) == trained[name], name
+    per_update = recipe.num_steps * recipe.num_envs  # updates = total_steps // per_update
+    assert data["training"]["env_steps"] == recipe.total_steps // per_update * per_update
+    result = run_arena(
+        [f"ppo:{shipped / 'policy.pt'}", "random"], 2, 20, seed=3, progress=False,
+        game="nerts", rules={"max_hands": 1},
+    )  # fmt: skip
+    assert result.stats[0].win_rate > 0.7

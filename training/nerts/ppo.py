@@ -1,37 +1,49 @@
-"""PPO for Nerts on the PettingZoo Parallel env ``nerts_v0``: one file, read top to bottom.
+"""PPO for Nerts on the compiled batched engine: one file, read top to bottom.
 
 CleanRL's PPO (clipped objective, GAE, advantage normalisation per minibatch, value
 clipping off, orthogonal init, Adam with eps 1e-5, gradient-norm clipping), with the
 things a multi-agent simultaneous game needs:
 
-* **parameter sharing**: one network plays every seat of every environment; each seat of
-  each environment is one *stream* of the rollout (its own rewards, values and GAE);
+* **the batched engine**: the ``num_envs`` games are the slots of one
+  :class:`gnome_env.nerts.vector.NertsVectorEngine` (the rules, observations, masks and
+  rewards of ``nerts_v0``, compiled with numba when it is there), slot ``e`` with
+  ``num_players[e % len(num_players)]`` seats; the observation is the same size for every
+  count, so one network serves them all;
+* **parameter sharing**: one network plays every learner seat; each seat of each slot is one
+  *stream* of the rollout (its own rewards, values and GAE);
 * **opponents**: ``self`` -- every seat is the learner and every seat's transitions are
   trained on; ``random`` -- seat 0 is the learner, the others play uniformly random legal
-  actions (only seat 0's transitions are trained on);
+  actions; any other Nerts agent spec (``greedy``, ``expert``, ``ppo:PATH``) -- seat 0 is
+  the learner and that agent plays every other seat from its own view (:class:`NertsView`
+  of the slot's game; agents seeded from the hand's seed and the seat);
+* **rewards** (``reward``): ``relative`` -- the env's (zero-sum, summing over a hand to the
+  score difference, RULES-nerts.md RL notes); ``win`` -- 0 until the hand ends, then 1/k to
+  each of the k seats with the best hand score less 1/n (what the one-hand arena counts);
+* **imitation first** (``pretrain_teacher``): before PPO the network learns a teacher agent's
+  decisions (:mod:`training.nerts.imitate`, with ``pretrain_dagger`` DAgger rounds), or
+  starts from a checkpoint (``init_policy``); ``value_warmup`` first updates then train the
+  value head alone so that PPO's first advantages do not undo the imitation;
 * **action masks**: illegal logits are -1e9 (:class:`agents.nerts.learned.NertsPolicyNetwork`),
-  so the sampled action is always legal and the entropy runs over legal actions;
-* **player counts**: environment ``e`` has ``num_players[e % len(num_players)]`` seats; the
-  observation is the same size for every count, so one network serves them all.
+  so the sampled action is always legal and the entropy runs over legal actions.
 
 Episodes are hands (``episode="hand"``); a hand that ends at the step cap is treated as
-ended (no bootstrap), like CleanRL's time-limit handling. Rewards are the env's
-``relative`` rewards (zero-sum, summing over a hand to the score difference, RULES-nerts.md
-RL notes). Every random draw comes from explicit generators seeded from ``seed`` (the
-environments' resets, the action sampling, minibatch order, the init), so a run with one
-torch thread on CPU repeats exactly. The rollout collection is this file's env adapter
-(:class:`Rollouts`); the update, GAE, the run loop and the checkpoints are the core's
-(``training/core/ppo.py``, ``training/core/checkpoints.py``). Every ``checkpoint_interval``
-updates and at the end ``checkpoint.pt`` is written (atomically): weights, optimizer,
-generator states, counters, log, and the hands in progress as (hand seed, joint actions so
-far) -- the env replays them on ``--resume DIR``, which continues the run exactly as if it
-had not stopped (``--stop_after N`` stops after update N, as if killed there).
+ended (no bootstrap), like CleanRL's time-limit handling. Every random draw comes from
+explicit generators seeded from ``seed`` (the engine's slot streams, the action sampling,
+minibatch order, the init, the imitation hands), so a run with one torch thread on CPU
+repeats exactly. The rollout collection is this file's env adapter (:class:`Rollouts`); the
+update, GAE, the run loop and the checkpoints are the core's (``training/core/ppo.py``,
+``training/core/checkpoints.py``). Every ``checkpoint_interval`` updates and at the end
+``checkpoint.pt`` is written (atomically): weights, optimizer, generator states, counters,
+log, and the hands in progress as (hand seed, index in the slot's stream, joint actions so
+far) -- they are replayed on ``--resume DIR``, which continues the run exactly as if it had
+not stopped (``--stop_after N`` stops after update N, as if killed there).
 
-At the end the final policy (its most likely action) plays the arena (``agents.gnoming.arena``,
-``game="nerts"``) against n-1 ``random`` and n-1 ``greedy`` at each player count -- one-hand
-games by default (``eval_max_hands``), a game being won by the best hand score -- and the
-table is printed and saved. Run: ``gnome train --config configs/nerts_ppo.yaml`` (or
-``python -m training.nerts.ppo --config ...``); ``--help`` lists every field.
+At the end the final policy (its most likely action) plays the arena (``game="nerts"``)
+against n-1 of each ``eval_opponents`` agent at each player count -- one-hand games by
+default (``eval_max_hands``), a game being won by the best hand score -- and the table is
+printed and saved. Run: ``gnome train --config configs/nerts_ppo.yaml`` (or
+``configs/nerts_expert.yaml``, or ``python -m training.nerts.ppo --config ...``); ``--help``
+lists every field.
 """
 
 from __future__ import annotations
