@@ -133,7 +133,10 @@ def test_table_json_and_rules(tmp_path):
     [
         (lambda: _nerts(["random"] * 7, 7, 7), "num_players=7 is not allowed: must be an "),
         (lambda: _nerts(["random"] * 2, 3, 3), "give exactly 3 entries"),
-        (lambda: _nerts(["random", "expert"], 2, 2), r"known Nerts specs: greedy, ppo"),
+        (
+            lambda: _nerts(["random", "grandmaster"], 2, 2),
+            r"known Nerts specs: expert, greedy, ppo",
+        ),
         (lambda: _nerts(["random"] * 2, 2, 2, rules={"players": 3}), "must agree"),
         (lambda: _nerts(["random"] * 2, 2, 2, rules={"turns": 3}), "unknown Nerts config"),
         (lambda: _nerts(["random"] * 2, 2, 2, save_every=0, save_games="x"), "save_every=0"),
@@ -178,8 +181,8 @@ def test_gnome_demo_game_nerts_plays_a_game(capsys):
             "argument --players: 7 is not allowed for --game nerts: use 2..6",
         ),
         (
-            ["eval", "--game", "nerts", "--players", "2", "--lineup", "greedy,expert"],
-            "argument --lineup: unknown Nerts agent spec 'expert'; known Nerts specs: greedy",
+            ["eval", "--game", "nerts", "--players", "2", "--lineup", "greedy,grandmaster"],
+            "argument --lineup: unknown Nerts agent spec 'grandmaster'; known Nerts specs: expert",
         ),
         (
             ["eval", "--game", "nerts", "--players", "3", "--lineup", "greedy,random"],
@@ -204,7 +207,7 @@ def test_gnome_demo_game_nerts_plays_a_game(capsys):
         (["demo", "--game", "nerts", "--record", "r.json"], "argument --record: only with"),
         (
             ["demo", "--game", "nerts", "--players", "2", "--lineup", "nope"],
-            "known Nerts specs: greedy, ppo, ppo-sample, random",
+            "known Nerts specs: expert, greedy, ppo, ppo-sample, random, rllib",
         ),
     ],
 )

@@ -629,7 +629,7 @@ def test_example_same_seed_same_figures(example_runs):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--opponents", "expert"], "known Nerts specs: greedy"),
+        (["--opponents", "grandmaster"], "known Nerts specs: expert, greedy"),
         (["--players", "7"], "num_players"),
         (["--players", "two"], "invalid literal"),
         (["--steps", "0"], "--steps must be at least 1"),

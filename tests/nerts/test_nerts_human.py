@@ -532,7 +532,7 @@ def test_hints_change_nothing_in_the_game():
         script, play = run(game, lines, [RandomNertsAgent(9, cfg)])
         assert play.ended == "game_over"
         finals.append(game.digest())
-        assert ("Hint (greedy): " in script.text) == with_hints
+        assert ("Hint (expert): " in script.text) == with_hints  # the strongest bot hints
     assert finals[0] == finals[1]
 
 
