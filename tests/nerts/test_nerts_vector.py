@@ -680,3 +680,36 @@ def test_numba_compiles_the_kernels_when_installed():
         pytest.skip("GNOME_NO_NUMBA is set")
     assert K.COMPILED and hasattr(K.step_batch, "py_func")
     assert nv.parallel_env().use_kernels
+
+
+def test_load_slot_puts_a_game_in_a_slot_and_play_continues_as_on_the_engine():
+    """load_slot (a trainer's resume): a game played 25 steps on the Python engine, loaded
+    into slot 1 of a batch, is that slot's game (same digest), its masks are the game's, and
+    stepping the batch further matches stepping the game; the other slot is untouched.
+    A game of another seat count or rules is refused before anything changes."""
+    config = NertsConfig(max_steps_per_hand=400)
+    vec = NertsVectorEngine(config, 2, players_per_slot=[3, 3])
+    vec.reset(seed=4)
+    other = vec.game(0).digest()
+    game = NertsGame(config.replace(num_players=3), 99)
+    gen = np.random.default_rng(1)
+    for _ in range(25):
+        game.step([int(gen.choice(game.legal_actions(s))) for s in range(3)])
+    vec.load_slot(1, game, episode=5)
+    assert vec.game(1).digest() == game.digest() and vec.episodes[1] == 5
+    assert vec.game(0).digest() == other
+    for _ in range(20):
+        masks = vec.legal_mask()
+        assert np.array_equal(masks[1, :3], game.legal_masks())
+        actions = vec.sample_actions(gen)
+        vec.step(actions)
+        game.step([int(a) for a in actions[1, :3]])
+        if game.hand_over:
+            break
+        assert vec.game(1).digest() == game.digest()
+    before = vec.game(0).digest()
+    with pytest.raises(ValueError, match="slot 0 plays 3 seats"):
+        vec.load_slot(0, NertsGame(config.replace(num_players=2), 1), episode=0)
+    with pytest.raises(ValueError, match="rules differ"):
+        vec.load_slot(0, NertsGame(NertsConfig(num_players=3, jokers=1), 1), episode=0)
+    assert vec.game(0).digest() == before
