@@ -22,11 +22,44 @@ import time
 from pathlib import Path
 from typing import Any
 
-from training.core.config import to_yaml
+from training.core.config import ConfigError, check_at_least, check_in_range, to_yaml
 
 CHECKPOINT_DIR = "checkpoint"
 CONFIG_FILE = "config.yaml"
 HISTORY_FILE = "history.json"
+
+
+def check_rllib_settings(
+    cfg: Any, reward_modes: tuple[str, ...], agent_steps: int, limit: str
+) -> None:
+    """The checks every game's RLlib trainer config shares (a ``ConfigError`` naming the
+    first bad field): run lengths, seeds and CPUs, ``reward_mode`` in ``reward_modes``,
+    ``minibatch_size`` from 2 to ``agent_steps`` (the agent steps of one train batch,
+    ``limit`` says so in words), the PPO coefficients, ``hidden`` and ``output_dir``."""
+    for name in ("iterations", "num_epochs", "torch_threads", "checkpoint_every"):
+        check_at_least(name, getattr(cfg, name), 1)
+    for name in ("seed", "num_env_runners", "eval_games"):
+        check_at_least(name, getattr(cfg, name), 0)
+    if cfg.num_cpus is not None and cfg.num_cpus < 1:
+        raise ConfigError(f"num_cpus={cfg.num_cpus!r} is not allowed: null or >= 1")
+    if cfg.reward_mode not in reward_modes:
+        raise ConfigError(
+            f"reward_mode={cfg.reward_mode!r} is not allowed: must be one of "
+            f"{', '.join(reward_modes)}"
+        )
+    if not 2 <= cfg.minibatch_size <= agent_steps:
+        raise ConfigError(
+            f"minibatch_size={cfg.minibatch_size!r} is not allowed: must be from 2 to {limit}"
+        )
+    check_in_range("lr", cfg.lr, 0.0, None, low_open=True)
+    check_in_range("gamma", cfg.gamma, 0.0, 1.0, low_open=True)
+    check_in_range("lambda_", cfg.lambda_, 0.0, 1.0)
+    check_in_range("clip_param", cfg.clip_param, 0.0, None, low_open=True)
+    check_in_range("entropy_coeff", cfg.entropy_coeff, 0.0, None)
+    if not cfg.hidden or any(h < 1 for h in cfg.hidden):
+        raise ConfigError(f"hidden={cfg.hidden!r} is not allowed: positive layer sizes")
+    if not cfg.output_dir.strip():
+        raise ConfigError("output_dir='' is not allowed: give a directory path")
 
 
 def result_figures(result: dict[str, Any], policy: str) -> dict[str, float]:

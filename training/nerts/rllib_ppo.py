@@ -70,7 +70,6 @@ from training.core.config import (
     add_field_arguments,
     build_config,
     check_at_least,
-    check_in_range,
     overrides_from_args,
     to_yaml,
 )
@@ -78,6 +77,7 @@ from training.core.rllib_run import (
     CHECKPOINT_DIR,
     CONFIG_FILE,
     HISTORY_FILE,
+    check_rllib_settings,
     fix_hash_seed,
     train_algorithm,
 )
@@ -158,33 +158,10 @@ class RLlibNertsConfig:
             check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         except ValueError as err:
             raise ConfigError(str(err)) from None
-        for name in ("iterations", "num_epochs", "torch_threads", "checkpoint_every"):
-            check_at_least(name, getattr(self, name), 1)
-        for name in ("seed", "num_env_runners", "eval_games"):
-            check_at_least(name, getattr(self, name), 0)
         check_at_least("max_steps_per_hand", self.max_steps_per_hand, 1)
-        if self.num_cpus is not None and self.num_cpus < 1:
-            raise ConfigError(f"num_cpus={self.num_cpus!r} is not allowed: null or >= 1")
-        if self.reward_mode not in REWARD_MODES:
-            raise ConfigError(
-                f"reward_mode={self.reward_mode!r} is not allowed: must be one of "
-                f"{', '.join(REWARD_MODES)}"
-            )
-        if not 2 <= self.minibatch_size <= self.train_batch_size * self.num_players:
-            raise ConfigError(
-                f"minibatch_size={self.minibatch_size!r} is not allowed: must be from 2 to "
-                f"train_batch_size x num_players ({self.train_batch_size * self.num_players} "
-                "agent steps)"
-            )
-        check_in_range("lr", self.lr, 0.0, None, low_open=True)
-        check_in_range("gamma", self.gamma, 0.0, 1.0, low_open=True)
-        check_in_range("lambda_", self.lambda_, 0.0, 1.0)
-        check_in_range("clip_param", self.clip_param, 0.0, None, low_open=True)
-        check_in_range("entropy_coeff", self.entropy_coeff, 0.0, None)
-        if not self.hidden or any(h < 1 for h in self.hidden):
-            raise ConfigError(f"hidden={self.hidden!r} is not allowed: positive layer sizes")
-        if not self.output_dir.strip():
-            raise ConfigError("output_dir='' is not allowed: give a directory path")
+        steps = self.train_batch_size * self.num_players
+        limit = f"train_batch_size x num_players ({steps} agent steps)"
+        check_rllib_settings(self, REWARD_MODES, steps, limit)
         from agents.nerts.registry import make_nerts_agent
 
         for spec in self.eval_opponents:
