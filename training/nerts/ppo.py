@@ -202,9 +202,11 @@ def check_opponent_spec(spec: str, name: str = "opponents") -> None:
 
 
 def hand_winners(scores: list[int]) -> list[int]:
-    """N31 for a one-hand game: the seats with the best hand score (shared when tied)."""
-    best = max(scores)
-    return [i for i, s in enumerate(scores) if s == best]
+    """N31 for a one-hand game (the engine's :func:`game_winners` with the hand's scores as
+    the totals): the seats with the best hand score (shared when tied)."""
+    from gnome_env.nerts.engine import game_winners
+
+    return list(game_winners(scores, scores))
 
 
 class Rollouts:
@@ -256,13 +258,13 @@ class Rollouts:
         """The streams' rows of the engine's ``[B, 6, ...]`` observations and masks."""
         return obs[self._slot, self._seat], masks[self._slot, self._seat].astype(bool)
 
-    def seat_bots(self, e: int) -> dict[int, Any]:
-        """The opponent agents of slot ``e``'s current hand: seat ``k >= 1`` seeded from the
-        hand's seed."""
+    def seat_bots(self, e: int, seed: int | None = None) -> dict[int, Any]:
+        """The opponent agents of slot ``e``'s hand of seed ``seed`` (default: the hand now in
+        the slot): seat ``k >= 1`` seeded from the hand's seed."""
         from agents.nerts.registry import make_nerts_agent
         from gnome_env.core import rng as grng
 
-        seed = int(self.engine.game_seeds[e])
+        seed = int(self.engine.game_seeds[e]) if seed is None else seed
         rules = self.rules.replace(num_players=self.counts[e])
         return {
             k: make_nerts_agent(self.bot_spec, grng.derive_seed(grng.GAME, seed, k), rules)
@@ -301,9 +303,8 @@ class Rollouts:
         rows = zip(training["hands"], training["hand_seeds"], training["played"], strict=True)
         for e, (episode, seed, steps) in enumerate(rows):
             game = NertsGame(self.rules.replace(num_players=self.counts[e]), int(seed))
-            self.engine.load_slot(e, game, int(episode))
             if self.bot_spec is not None:
-                self.bots[e] = self.seat_bots(e)
+                self.bots[e] = self.seat_bots(e, int(seed))
             for step in steps:
                 if self.bot_spec is not None:
                     self.bot_actions(e, game)
