@@ -132,6 +132,27 @@ def demo_lineup(
     return rules, specs, make_agents(parser, "--lineup", make, specs, seeds, rules)
 
 
+def seat_bots(
+    seat: object, n: int, opponents: Sequence[Any], names: Sequence[str] | None
+) -> tuple[dict[int, Any], list[str]]:
+    """Terminal play's table: the human's ``seat`` (0..n-1, else ``ValueError``), one bot of
+    ``opponents`` per other seat in seat order (a wrong count is a ``ValueError`` saying how
+    many), and every seat's label (``names``, default ``you`` and each bot's ``spec``).
+    Returns ``(bot of each other seat, labels)``."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"seat={seat!r} is not allowed: must be 0..{n - 1}")
+    others = [s for s in range(n) if s != seat]
+    if len(opponents) != len(others):
+        raise ValueError(
+            f"{len(opponents)} opponents given: {n} players need {len(others)}, one per seat "
+            f"other than {seat}"
+        )
+    bot_of = dict(zip(others, opponents, strict=True))
+    if names is None:
+        names = ["you" if s == seat else getattr(bot_of[s], "spec", "bot") for s in range(n)]
+    return bot_of, list(names)
+
+
 def unwritable(path: str) -> str | None:
     """Why a game record cannot be written to ``path`` (None: it can): checked before a
     game starts, so a human does not play a game whose record is then lost."""

@@ -24,6 +24,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agents.core.cli import seat_bots
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import CENTRE, NEIGHBOURS, SIZE, meld_type, row_col
 from gnome_env.ginny_o.cards import JOKER, format_kind, format_tile, parse_kinds
@@ -408,21 +409,11 @@ def play_ginny_interactive(
     if game is None:
         game = GinnyGame(config, seed)
     n = game.num_players
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"seat={seat!r} is not allowed: must be 0..{n - 1}")
-    others = [s for s in range(n) if s != seat]
-    if len(opponents) != len(others):
-        raise ValueError(
-            f"{len(opponents)} opponents given: {n} players need {len(others)}, one per seat "
-            f"other than {seat}"
-        )
-    bot_of = dict(zip(others, opponents, strict=True))
-    if names is None:
-        names = ["you" if s == seat else getattr(bot_of[s], "spec", "bot") for s in range(n)]
+    bot_of, names = seat_bots(seat, n, opponents, names)
     cfg = game.config
     say(
         f"Ginny-O: {n} players, seed {game.seed}. You are P{seat}. Opponents: "
-        + ", ".join(seat_name(s, seat, names) for s in others)
+        + ", ".join(seat_name(s, seat, names) for s in bot_of)
         + f". Highest final score wins (G31); at most {cfg.max_placements} placement"
         f"{'s' if cfg.max_placements > 1 else ''} a turn, {cfg.turn_cap} turns."
     )

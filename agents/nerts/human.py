@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.core.cli import seat_bots
 from agents.nerts.registry import known_nerts_specs, make_nerts_agent
 from gnome_env.nerts.actions import CALL, RECYCLE, SHIFT, TURN, WAIT, Kind, action_table
 from gnome_env.nerts.cards import NUM_NATURAL, format_card, parse_card
@@ -804,17 +805,7 @@ def play_nerts_interactive(
     """
     game = NertsGame(config, seed) if game is None else game
     n = game.num_players
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-        raise ValueError(f"seat={seat!r} is not allowed: must be 0..{n - 1}")
-    others = [s for s in range(n) if s != seat]
-    if len(opponents) != len(others):
-        raise ValueError(
-            f"{len(opponents)} opponents given: {n} players need {len(others)}, one per seat "
-            f"other than {seat}"
-        )
-    bot_of = dict(zip(others, opponents, strict=True))
-    if names is None:
-        names = ["you" if s == seat else getattr(bot_of[s], "spec", "bot") for s in range(n)]
+    bot_of, names = seat_bots(seat, n, opponents, names)
     if hint is None:
         hint = make_nerts_agent(default_hint_spec(), 8 * game.seed + 7, game.config)
     cfg = game.config
@@ -825,7 +816,7 @@ def play_nerts_interactive(
     )
     say(
         f"Nerts: {n} players, seed {game.seed}. You are p{seat}. Opponents: "
-        + ", ".join(seat_name(s, seat, names) for s in others)
+        + ", ".join(seat_name(s, seat, names) for s in bot_of)
         + f". The game is {hands} (N31); a hand ends when someone calls Nerts, when the table "
         f"is stuck twice, or after {cfg.max_steps_per_hand} steps."
     )
