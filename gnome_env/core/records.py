@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,33 @@ UNNAMED_RECORD_GAME = "gnoming"
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay."""
+
+
+def check_format(record: Any, record_format: str, what: str) -> None:
+    """``RecordError`` unless ``record`` is a JSON object whose ``format`` is
+    ``record_format`` (``what`` names the kind of record in the message)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != record_format:
+        raise RecordError(
+            f"not a {what}: format is {record.get('format')!r}, expected {record_format!r}"
+        )
+
+
+def check_fields(record: dict, keys: Sequence[str], optional: Sequence[str]) -> None:
+    """``RecordError`` unless ``record`` has every field of ``keys`` and no field outside
+    ``keys`` and ``optional``, and its optional ``meta`` is a JSON object."""
+    missing = [k for k in keys if k not in record]
+    unknown = [k for k in record if k not in keys and k not in optional]
+    if missing or unknown:
+        raise RecordError(
+            f"record fields wrong: missing {missing}, unknown {unknown}; expected "
+            f"{list(keys)} and optionally {list(optional)}"
+        )
+    if not isinstance(record.get("meta", {}), dict):
+        raise RecordError(
+            f"record 'meta' must be a JSON object, got {type(record['meta']).__name__}"
+        )
 
 
 def read_record(path: str | os.PathLike) -> Any:

@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from gnome_env.core.records import RecordError, read_record
+from gnome_env.core.records import RecordError, check_fields, check_format, read_record
 from gnome_env.gnoming.config import RulesConfig
 from gnome_env.gnoming.engine import Game
 
@@ -66,13 +66,7 @@ def to_record(game: Game, meta: dict | None = None) -> dict:
 
 def replay(record: dict) -> Game:
     """Rebuild the game a record describes; raise :class:`RecordError` naming the bad step."""
-    if not isinstance(record, dict):
-        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
-    if record.get("format") != RECORD_FORMAT:
-        raise RecordError(
-            f"not a gnome_env game record: format is {record.get('format')!r}, "
-            f"expected {RECORD_FORMAT!r}"
-        )
+    check_format(record, RECORD_FORMAT, "gnome_env game record")
     if record.get("version") == 1:
         raise RecordError(
             "record version 1 was written by gnoming_a_round_v0, whose deals came from "
@@ -84,17 +78,7 @@ def replay(record: dict) -> Game:
             f"record version {record.get('version')!r} is not supported: "
             f"this gnome_env reads version {RECORD_VERSION}"
         )
-    missing = [k for k in _KEYS if k not in record]
-    unknown = [k for k in record if k not in _KEYS and k not in _OPTIONAL_KEYS]
-    if missing or unknown:
-        raise RecordError(
-            f"record fields wrong: missing {missing}, unknown {unknown}; expected "
-            f"{list(_KEYS)} and optionally {list(_OPTIONAL_KEYS)}"
-        )
-    if not isinstance(record.get("meta", {}), dict):
-        raise RecordError(
-            f"record 'meta' must be a JSON object, got {type(record['meta']).__name__}"
-        )
+    check_fields(record, _KEYS, _OPTIONAL_KEYS)
     try:
         config = RulesConfig.from_dict(record["rules"])
         stacked = {int(r): deck for r, deck in record["stacked_decks"].items()}

@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gnome_env.core.records import RecordError, read_record, write_text
+from gnome_env.core.records import RecordError, check_fields, check_format, read_record, write_text
 from gnome_env.nerts.cards import format_card
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.engine import NertsGame, StepResult
@@ -189,13 +189,7 @@ def to_record(log: GameLog, meta: Mapping[str, Any] | None = None) -> dict[str, 
 # ---------------------------------------------------------------------- replay
 def _check_header(record: Any) -> None:
     """Format, version, game and the set of fields (before anything is replayed)."""
-    if not isinstance(record, dict):
-        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
-    if record.get("format") != RECORD_FORMAT:
-        raise RecordError(
-            f"not a Nerts game record: format is {record.get('format')!r}, "
-            f"expected {RECORD_FORMAT!r}"
-        )
+    check_format(record, RECORD_FORMAT, "Nerts game record")
     version = record.get("version")
     if version != RECORD_VERSION or isinstance(version, bool):
         raise RecordError(
@@ -204,17 +198,7 @@ def _check_header(record: Any) -> None:
         )
     if record.get("game") != GAME:
         raise RecordError(f"record 'game' is {record.get('game')!r}, expected {GAME!r}")
-    missing = [k for k in _KEYS if k not in record]
-    unknown = [k for k in record if k not in _KEYS and k not in _OPTIONAL_KEYS]
-    if missing or unknown:
-        raise RecordError(
-            f"record fields wrong: missing {missing}, unknown {unknown}; expected "
-            f"{list(_KEYS)} and optionally {list(_OPTIONAL_KEYS)}"
-        )
-    if not isinstance(record.get("meta", {}), dict):
-        raise RecordError(
-            f"record 'meta' must be a JSON object, got {type(record['meta']).__name__}"
-        )
+    check_fields(record, _KEYS, _OPTIONAL_KEYS)
 
 
 def _new_log(record: dict[str, Any]) -> GameLog:
