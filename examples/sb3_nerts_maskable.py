@@ -70,6 +70,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-steps-per-hand", type=int, default=1000, help="N28 step cap")
     parser.add_argument("--eval-episodes", type=int, default=5, help="episodes per evaluation")
     parser.add_argument("--eval-games", type=int, default=100, help="arena games (0: none)")
+    parser.add_argument(
+        "--eval-opponents",
+        help="arena opponent specs, e.g. random,greedy,expert (default: --opponents)",
+    )
     parser.add_argument("--log-dir", help="for evaluations.npz (default: a new temp dir)")
     parser.add_argument("--save", help="save the model here")
     parser.add_argument("--out", help="write the figures to this JSON file")
@@ -79,6 +83,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         for n in args.players:
             NertsConfig(num_players=n, max_steps_per_hand=args.max_steps_per_hand)
         make_nerts_agent(args.opponents, 0)  # an unknown spec names the known ones
+        args.eval_opponents = (args.eval_opponents or args.opponents).split(",")
+        for spec in args.eval_opponents:
+            make_nerts_agent(spec, 0)
     except ValueError as err:
         parser.error(str(err))
     for name in ("steps", "n_envs", "n_steps", "batch_size", "eval_episodes"):
@@ -155,30 +162,38 @@ def main(argv: list[str] | None = None) -> dict:
 
 def arena_rows(model: MaskablePPO, args: argparse.Namespace) -> list[dict]:
     """The trained model in the arena: one seat against n - 1 bots, seats rotated, one hand
-    per game; one row (and one printed line) per seat count."""
+    per game, arena seed ``--seed``; one row (and one printed line) per seat count and
+    opponent spec of ``--eval-opponents``."""
     rows = []
     rules = {"max_hands": 1, "max_steps_per_hand": args.max_steps_per_hand}
     print(f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  {'1/n':>5}")
     for n in dict.fromkeys(args.players):
-        lineup = [lambda seed, config: SB3NertsAgent(model)] + [args.opponents] * (n - 1)
-        result = run_arena(
-            lineup, n, args.eval_games, seed=args.seed, rules=rules, progress=False, game="nerts"
-        )
-        me = result.stats[0]
-        rows.append(
-            {
-                "num_players": n,
-                "opponents": args.opponents,
-                "games": me.games,
-                "win_rate": me.win_rate,
-                "ci_low": me.ci_low,
-                "ci_high": me.ci_high,
-                "equal_share": 1 / n,
-                "mean_hand_score": me.mean_round_score,
-            }
-        )
-        ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
-        print(f"{n:>5}  {args.opponents:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}")
+        for spec in args.eval_opponents:
+            lineup = [lambda seed, config: SB3NertsAgent(model)] + [spec] * (n - 1)
+            result = run_arena(
+                lineup,
+                n,
+                args.eval_games,
+                seed=args.seed,
+                rules=rules,
+                progress=False,
+                game="nerts",
+            )
+            me = result.stats[0]
+            rows.append(
+                {
+                    "num_players": n,
+                    "opponents": spec,
+                    "games": me.games,
+                    "win_rate": me.win_rate,
+                    "ci_low": me.ci_low,
+                    "ci_high": me.ci_high,
+                    "equal_share": 1 / n,
+                    "mean_hand_score": me.mean_round_score,
+                }
+            )
+            ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
+            print(f"{n:>5}  {spec:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}")
     return rows
 
 

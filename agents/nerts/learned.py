@@ -1,7 +1,13 @@
 """A learned Nerts policy: the network, its checkpoints, and the agent that plays it.
 
 Needs torch. The network is an MLP over the ``nerts_v0`` observation (the same size for
-every player count), with a policy head over the N36 action table and a value head. The
+every player count), with a policy head over the N36 action table and a value head. With
+``expert_hint`` it also takes the **expert hint**: the action the ``expert`` bot
+(:mod:`agents.nerts.expert`) would play, decided from the same seat's view (so from public
+information only, N34), enters the first layer as a one-hot input and adds a learned
+per-action weight (initially :data:`HINT_INIT`) to that action's logit: the untrained
+network's most likely action is the expert's, and training learns where to deviate (the
+residual policy of Gnoming's ``ppo_hint_3to7``). The
 agent (:class:`NertsPolicyAgent`, spec ``ppo:PATH`` in the Nerts registry) decides from a
 :class:`gnome_env.nerts.information.NertsView` -- the observation is built from the view
 (:class:`gnome_env.nerts.encoding.NertsEncoder`, the env's own encoder), so it sees what
@@ -32,16 +38,33 @@ from gnome_env.nerts.config import NertsConfig
 CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
 CHECKPOINT_VERSION = 1
 MASKED_LOGIT = -1e9
+#: Initial weight of the expert hint in its action's logit: with ten legal actions the
+#: untrained network samples the expert's move about 94% of the time (a Nerts hand is a race
+#: of hundreds of steps, so exploration has to be rarer than in Gnoming), and its most
+#: likely action is always the expert's.
+HINT_INIT = 5.0
 
 
 class NertsPolicyNetwork(nn.Module):
-    """MLP trunk -> (logits over the N36 actions, value)."""
+    """MLP trunk -> (logits over the N36 actions, value); with ``expert_hint`` the expert's
+    action is a one-hot input of the first layer and a bonus on its logit (module docs)."""
 
-    def __init__(self, observation_size: int, num_actions: int, hidden: Sequence[int] = (256, 256)):
+    def __init__(
+        self,
+        observation_size: int,
+        num_actions: int,
+        hidden: Sequence[int] = (256, 256),
+        expert_hint: bool = False,
+    ):
         super().__init__()
         self.observation_size = int(observation_size)
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ValueError(f"hidden={hidden!r} is not allowed: a non-empty list of sizes >= 1")
+        if not isinstance(expert_hint, bool):
+            raise ValueError(f"expert_hint={expert_hint!r} is not allowed: true or false")
+        self.expert_hint = expert_hint
         layers: list[nn.Module] = []
         width = self.observation_size
         for h in self.hidden:
@@ -50,6 +73,9 @@ class NertsPolicyNetwork(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, self.num_actions)
         self.value = nn.Linear(width, 1)
+        if self.expert_hint:
+            self.hint_in = nn.Parameter(torch.zeros(self.num_actions, self.hidden[0]))
+            self.hint_weight = nn.Parameter(torch.full((self.num_actions,), HINT_INIT))
 
     def reset_parameters(self, generator: torch.Generator) -> None:
         """Orthogonal init from an explicit generator (CleanRL's gains: sqrt 2, 0.01, 1)."""
@@ -67,15 +93,35 @@ class NertsPolicyNetwork(nn.Module):
             with torch.no_grad():
                 layer.weight.copy_(gain * weight)
                 layer.bias.zero_()
+        if self.expert_hint:  # the hint's input rows start at zero: the trunk sees the obs
+            with torch.no_grad():
+                self.hint_in.zero_()
+                self.hint_weight.fill_(HINT_INIT)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(masked logits, value) for a batch of observations and boolean masks."""
-        z = self.trunk(obs)
-        return self.policy(z).masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor, hint: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(masked logits, value) for a batch of observations and boolean masks; ``hint``
+        (int64 ``[B]``, the expert's action ids) is required with ``expert_hint``."""
+        if not self.expert_hint:
+            z = self.trunk(obs)
+            return self.policy(z).masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
+        if hint is None:
+            raise ValueError("a network with expert_hint needs the expert's actions (hint)")
+        first = self.trunk[0]
+        z = first(obs) + self.hint_in[hint]
+        z = self.trunk[1:](torch.relu(z))
+        bonus = nn.functional.one_hot(hint, self.num_actions).to(z.dtype) * self.hint_weight
+        logits = self.policy(z) + bonus
+        return logits.masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
 
     def describe(self) -> dict[str, Any]:
-        """Constructor arguments, for checkpoints."""
-        return {"hidden": list(self.hidden)}
+        """Constructor arguments, for checkpoints (``expert_hint`` only when on, so that
+        older checkpoints and plain networks read the same)."""
+        out: dict[str, Any] = {"hidden": list(self.hidden)}
+        if self.expert_hint:
+            out["expert_hint"] = True
+        return out
 
 
 def table_rules(config: NertsConfig) -> dict[str, int]:
@@ -98,7 +144,12 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
 
 def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> NertsPolicyNetwork:
     """Rebuild the network of a checked checkpoint dict."""
-    net = NertsPolicyNetwork(data["observation_size"], data["num_actions"], **data["network"])
+    try:
+        net = NertsPolicyNetwork(data["observation_size"], data["num_actions"], **data["network"])
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f"{where}: unusable network description {data['network']!r}: {err}"
+        ) from None
     try:
         net.load_state_dict(data["state_dict"])
     except (RuntimeError, KeyError) as err:
@@ -132,6 +183,11 @@ class NertsPolicyAgent:
         if data["observation_size"] != self.encoder.size or data["num_actions"] != config.n_actions:
             raise ValueError(f"{where} does not fit these rules' observation/action sizes")
         self.net = network_from_checkpoint(data, where)
+        self.hinter = None
+        if self.net.expert_hint:
+            from agents.nerts.expert import ExpertNertsAgent
+
+            self.hinter = ExpertNertsAgent(seed, config)
         self.config = config
         self.sample = bool(sample)
         self.rng = np.random.default_rng(seed)
@@ -142,8 +198,11 @@ class NertsPolicyAgent:
         obs = torch.as_tensor(self.encoder.encode(view), dtype=torch.float32)[None]
         mask = torch.zeros((1, self.config.n_actions), dtype=torch.bool)
         mask[0, list(view.legal_actions)] = True
+        hint = None
+        if self.hinter is not None:  # the expert's choice from this same view
+            hint = torch.tensor([int(self.hinter.decide(view))], dtype=torch.long)
         with torch.no_grad():
-            logits, _ = self.net(obs, mask)
+            logits, _ = self.net(obs, mask, hint)
             return torch.softmax(logits, -1)[0].numpy().astype(np.float64)
 
     def decide(self, view: Any) -> int:

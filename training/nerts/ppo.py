@@ -107,6 +107,10 @@ class NertsPPOConfig:
     reward: str = field(
         default="relative", metadata={"help": "relative (the env's) or win (see docstring)"}
     )
+    expert_hint: bool = field(
+        default=False,
+        metadata={"help": "the expert bot's action as an input and logit bonus (residual)"},
+    )
     init_policy: str = field(
         default="", metadata={"help": "a Nerts policy checkpoint to start from ('': fresh init)"}
     )
@@ -175,6 +179,11 @@ class NertsPPOConfig:
         check_at_least("pretrain_dagger", self.pretrain_dagger, 0)
         if self.pretrain_teacher:
             check_opponent_spec(self.pretrain_teacher, "pretrain_teacher")
+            if self.expert_hint:
+                raise ConfigError(
+                    "expert_hint and pretrain_teacher exclude each other: with the hint the "
+                    "untrained network already plays the expert's moves"
+                )
             if self.init_policy:
                 raise ConfigError("init_policy and pretrain_teacher exclude each other: pick one")
         if self.init_policy:
@@ -242,6 +251,13 @@ class Rollouts:
         self.n_actions = self.engine.n_actions
         T, S = cfg.num_steps, len(self.streams)
         self.obs = np.zeros((T, S, self.obs_size), np.float32)
+        self.hint = np.zeros((T, S), np.int64)  # the expert's action (expert_hint only)
+        self.hinters: dict[int, Any] = {}  # player count -> the expert bot giving hints
+        if cfg.expert_hint:
+            from agents.nerts.expert import ExpertNertsAgent
+
+            for n in set(self.counts):
+                self.hinters[n] = ExpertNertsAgent(0, self.rules.replace(num_players=n))
         self.mask = np.zeros((T, S, self.n_actions), bool)
         self.act = np.zeros((T, S), np.int64)
         self.logp = np.zeros((T, S), np.float32)
@@ -316,6 +332,27 @@ class Rollouts:
         self.finished = json.loads(training["finished"])
         self.hands_done = int(training["hands_done"])
 
+    def hints(self, games: dict[int, Any]) -> np.ndarray:
+        """The expert's action for every learner stream now (0 elsewhere, and everywhere
+        without ``expert_hint``), each from its own seat's view; ``games`` caches the slots'
+        Python games of this step (:meth:`slot_game`)."""
+        from gnome_env.nerts.information import NertsView
+
+        out = np.zeros(len(self.streams), np.int64)
+        if not self.hinters:
+            return out
+        for s in self.learner_rows:
+            e, k = self.streams[s]
+            view = NertsView.from_game(self.slot_game(e, games), k)
+            out[s] = self.hinters[self.counts[e]].decide(view)
+        return out
+
+    def slot_game(self, e: int, games: dict[int, Any]) -> Any:
+        """Slot ``e``'s game now as a Python game, built once per step into ``games``."""
+        if e not in games:
+            games[e] = self.engine.game(e)
+        return games[e]
+
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """Every stream's observation and action mask now."""
         assert self.current is not None, "start() or load_state() first"
@@ -330,8 +367,12 @@ class Rollouts:
         rows = self.learner_rows
         for t in range(self.cfg.num_steps):
             obs, mask = self.observe()
+            games: dict[int, Any] = {}
+            hint = self.hints(games)
             with torch.no_grad():
-                logits, value = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))
+                logits, value = net(
+                    torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), self._hint(hint)
+                )
                 logp_all = torch.log_softmax(logits, -1).numpy()
             gumbel = -np.log(-np.log(act_rng.random(logp_all.shape).clip(1e-12, 1 - 1e-12)))
             actions = np.zeros(len(self.streams), np.int64)
@@ -342,10 +383,10 @@ class Rollouts:
             elif self.bot_spec is not None:  # opponents: agents deciding from their views
                 first = 0
                 for e, n in enumerate(self.counts):
-                    for k, a in self.bot_actions(e).items():
+                    for k, a in self.bot_actions(e, self.slot_game(e, games)).items():
                         actions[first + k] = a
                     first += n
-            self.obs[t], self.mask[t], self.act[t] = obs, mask, actions
+            self.obs[t], self.mask[t], self.act[t], self.hint[t] = obs, mask, actions, hint
             self.logp[t, rows] = logp_all[np.arange(len(rows)), actions[rows]]
             self.val[t, rows] = value.numpy()
             self.step(t, actions)
@@ -388,9 +429,18 @@ class Rollouts:
         obs, mask = self.observe()
         values = np.zeros(len(self.streams), np.float32)
         rows = self.learner_rows
+        hint = self._hint(self.hints({}))
         with torch.no_grad():
-            values[rows] = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))[1].numpy()
+            values[rows] = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), hint)[
+                1
+            ].numpy()
         return values
+
+    def _hint(self, hint: np.ndarray) -> Any:
+        """The learner rows' hints as the network's input (None without ``expert_hint``)."""
+        import torch
+
+        return torch.as_tensor(hint[self.learner_rows]) if self.hinters else None
 
     def recent(self) -> dict[str, Any]:
         """The log's figures of the recent finished hands."""
@@ -423,7 +473,7 @@ def train(
     out = begin_run(cfg)
     play = Rollouts(cfg)
     gen = torch.Generator().manual_seed(cfg.seed)
-    net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden)
+    net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden, cfg.expert_hint)
     net.reset_parameters(gen)
     if cfg.init_policy and resume_from is None:
         load_initial_policy(net, cfg)
@@ -463,7 +513,10 @@ def train(
         warm = update < cfg.value_warmup  # the value head alone learns (the policy is kept)
         for module in (net.trunk, net.policy):
             module.requires_grad_(not warm)
-        stats = learn(net, opt, gen, cfg, p.obs, p.mask, p.act, p.logp, adv, adv + p.val, p.learner)
+        stats = learn(
+            net, opt, gen, cfg, p.obs, p.mask, p.act, p.logp, adv, adv + p.val, p.learner,
+            p.hint if cfg.expert_hint else None,
+        )  # fmt: skip
         for module in (net.trunk, net.policy):
             module.requires_grad_(True)
         row = {"update": update + 1, "env_steps": p.env_steps, "seconds": seconds(), **stats}
@@ -535,12 +588,14 @@ def initial_policy(cfg: NertsPPOConfig) -> dict[str, Any]:
     except ValueError as err:
         raise ConfigError(f"init_policy: {err}") from None
     rules = NertsConfig()  # the default table sizes, as the run's envs have them
-    have = (data["observation_size"], data["num_actions"], data["network"].get("hidden"))
-    want = (NertsEncoder(rules).size, rules.n_actions, list(cfg.hidden))
+    net = data["network"]
+    have = (data["observation_size"], data["num_actions"], net.get("hidden"))
+    have += (bool(net.get("expert_hint", False)),)
+    want = (NertsEncoder(rules).size, rules.n_actions, list(cfg.hidden), cfg.expert_hint)
     if have != want:
         raise ConfigError(
-            f"init_policy={path!r} has (observation size, actions, hidden) {have}; this run "
-            f"has {want}"
+            f"init_policy={path!r} has (observation size, actions, hidden, expert_hint) "
+            f"{have}; this run has {want}"
         )
     return data
 
@@ -562,6 +617,7 @@ def learn(
     adv: np.ndarray,
     ret: np.ndarray,
     learner: np.ndarray,
+    hint: np.ndarray | None = None,
 ) -> dict[str, float]:
     """The core's PPO update over the learner streams' rows of a ``[T, S]`` rollout; the
     mean losses, entropy, approximate KL and clip fraction."""
@@ -577,9 +633,11 @@ def learn(
         "advantages": torch.as_tensor(adv.reshape(-1))[rows],
         "returns": torch.as_tensor(ret.reshape(-1))[rows],
     }
+    if hint is not None:
+        data["hint"] = torch.as_tensor(hint.reshape(-1))[rows]
 
     def policy(b: dict[str, Any]) -> tuple[Any, Any]:
-        logits, value = net(b["obs"], b["masks"])
+        logits, value = net(b["obs"], b["masks"], b.get("hint"))
         return torch.log_softmax(logits, -1), value
 
     figures = ppo_update(
