@@ -116,7 +116,7 @@ def test_recipe_options_are_checked(tmp_path, capsys):
         (["--opponents", "grandmaster"], "opponents='grandmaster' is not allowed"),
         (["--reward", "score"], "reward='score' is not allowed"),
         (["--init_policy", str(tmp_path / "nope.pt")], "is not a file"),
-        (["--init_policy", str(other / "policy.pt")], "(observation size, actions, hidden, expert_hint)"),
+        (["--init_policy", str(other / "policy.pt")], "actions, hidden, expert_hint)"),
         (["--pretrain_teacher", "chess"], "pretrain_teacher='chess' is not allowed"),
         (["--eval_opponents", "[greedy, best]"], "eval_opponents='best' is not allowed"),
         (["--value_warmup", "-1"], "value_warmup"),
