@@ -55,6 +55,7 @@ class NertsPolicyNetwork(nn.Module):
         num_actions: int,
         hidden: Sequence[int] = (256, 256),
         expert_hint: bool = False,
+        hint_init: float = HINT_INIT,
     ):
         super().__init__()
         self.observation_size = int(observation_size)
@@ -65,6 +66,9 @@ class NertsPolicyNetwork(nn.Module):
         if not isinstance(expert_hint, bool):
             raise ValueError(f"expert_hint={expert_hint!r} is not allowed: true or false")
         self.expert_hint = expert_hint
+        if not (isinstance(hint_init, (int, float)) and 0.0 <= float(hint_init) <= 50.0):
+            raise ValueError(f"hint_init={hint_init!r} is not allowed: a number in [0, 50]")
+        self.hint_init = float(hint_init)
         layers: list[nn.Module] = []
         width = self.observation_size
         for h in self.hidden:
@@ -75,7 +79,7 @@ class NertsPolicyNetwork(nn.Module):
         self.value = nn.Linear(width, 1)
         if self.expert_hint:
             self.hint_in = nn.Parameter(torch.zeros(self.num_actions, self.hidden[0]))
-            self.hint_weight = nn.Parameter(torch.full((self.num_actions,), HINT_INIT))
+            self.hint_weight = nn.Parameter(torch.full((self.num_actions,), self.hint_init))
 
     def reset_parameters(self, generator: torch.Generator) -> None:
         """Orthogonal init from an explicit generator (CleanRL's gains: sqrt 2, 0.01, 1)."""
@@ -96,7 +100,7 @@ class NertsPolicyNetwork(nn.Module):
         if self.expert_hint:  # the hint's input rows start at zero: the trunk sees the obs
             with torch.no_grad():
                 self.hint_in.zero_()
-                self.hint_weight.fill_(HINT_INIT)
+                self.hint_weight.fill_(self.hint_init)
 
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor, hint: torch.Tensor | None = None

@@ -140,13 +140,19 @@ def run_cards(suit: int, start: int, step: int, n: int) -> tuple[int, ...] | Non
 class Board:
     """The tiles on the board (see the module docstring for the three lists)."""
 
-    __slots__ = ("card", "count", "joker", "region")
+    __slots__ = ("card", "count", "joker", "memo", "region")
 
     def __init__(self) -> None:
         self.card = [-1] * NUM_CELLS
         self.joker = [False] * NUM_CELLS
         self.region = [-1] * NUM_CELLS
         self.count = 0
+        #: Values derived from this board state (e.g. its observation block), shared with
+        #: its copies until :meth:`put` changes it; after a put it holds ``parent`` (the
+        #: memo before) and ``added`` (the cells put since), so a derived value can be
+        #: updated rather than rebuilt. Code that writes the lists directly must reset it
+        #: (``board.memo = {}``).
+        self.memo: dict = {}
 
     def copy(self) -> Board:
         out = Board.__new__(Board)
@@ -154,6 +160,7 @@ class Board:
         out.joker = self.joker.copy()
         out.region = self.region.copy()
         out.count = self.count
+        out.memo = self.memo
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -179,6 +186,12 @@ class Board:
         self.joker[c] = tile_is_joker
         self.region[c] = region
         self.count += 1
+        old = self.memo
+        if "added" in old and len(old) == 2:  # nothing derived since the last put
+            self.memo = {"parent": old["parent"], "added": (*old["added"], c)}
+        else:  # what was derived before, and the cells added since (to update it from)
+            derived = {k: v for k, v in old.items() if k not in ("parent", "added")}
+            self.memo = {"parent": derived, "added": (c,)}
 
     def tile_value(self, c: int, meld: int) -> int:
         """G24: value of the tile on ``c`` in a line of type ``meld`` (a joker is 0)."""

@@ -67,7 +67,7 @@ import numpy as np
 
 from gnome_env.ginny_o.board import BLUE, GREEN, NUM_CELLS, NUM_REGIONS, RED, SIZE, SQUARE, YELLOW
 from gnome_env.ginny_o.cards import JOKER, NUM_KINDS
-from gnome_env.ginny_o.config import MAX_PLAYERS, MAX_SLOTS
+from gnome_env.ginny_o.config import MAX_PLAYERS, MAX_SLOTS, GinnyConfig
 from gnome_env.ginny_o.engine import PHASES
 from gnome_env.ginny_o.information import GinnyView
 
@@ -251,6 +251,77 @@ def seat_order(view: GinnyView) -> list[int]:
     return [(view.seat + r) % n for r in range(n)]
 
 
+_BOARD_END = _BLOCK["board"][1]
+_RACK0, _UNSEEN0 = _BLOCK["rack"][0], _BLOCK["unseen"][0]
+_SEATS0, _GLOBALS0 = _BLOCK["seats"][0], _BLOCK["globals"][0]
+
+
+def board_block(board) -> np.ndarray:
+    """The board block of the observation for the committed tiles of ``board`` (flat,
+    read-only; made once per board state and kept in the board's memo)."""
+    memo = board.memo
+    block = memo.get("obs_board")
+    if block is not None:
+        return block
+    before = memo.get("parent", {}).get("obs_board")
+    if before is not None:  # the block before the last puts, and the cells they added
+        block = before.copy()
+        for c in memo["added"]:
+            at = c * CELL_WIDTH
+            card = board.card[c]
+            block[at + _OCC] = 1.0
+            block[at + _SUIT + card // 13] = 1.0
+            block[at + _RANK + card % 13] = 1.0
+            block[at + _JOKER] = 1.0 if board.joker[c] else 0.0
+            block[at + _REGION + board.region[c]] = 1.0
+            block[at + _PREMIUM.start : at + _PREMIUM.stop] = 0.0
+    else:
+        cells = np.zeros((NUM_CELLS, CELL_WIDTH), dtype=np.float32)
+        card = np.asarray(board.card, dtype=np.int64)
+        idx = np.flatnonzero(card >= 0)
+        on = card[idx]
+        cells[idx, _OCC] = 1.0
+        cells[idx, _SUIT + on // 13] = 1.0
+        cells[idx, _RANK + on % 13] = 1.0
+        cells[idx, _JOKER] = np.asarray(board.joker, dtype=np.float32)[idx]
+        cells[idx, _REGION + np.asarray(board.region, dtype=np.int64)[idx]] = 1.0
+        cells[:, _PREMIUM] = PREMIUM_TABLE
+        cells[idx, _PREMIUM] = 0.0
+        block = cells.reshape(-1)
+    block.setflags(write=False)
+    memo["obs_board"] = block  # the memo is shared with the board's copies: they see it too
+    return block
+
+
+_S_PRESENT, _S_SCORE, _S_RACK = _SEAT["present"], _SEAT["score"], _SEAT["rack_size"]
+_G_BOX, _G_TURN, _G_STALL = (_GLOBALS0 + _GLOBAL[k] for k in ("box", "turn", "stall"))
+_G_PHASE, _G_DIRECTION = _GLOBALS0 + _GLOBAL["phase"], _GLOBALS0 + _GLOBAL["direction"]
+_G_PLACEMENTS, _G_DREW = _GLOBALS0 + _GLOBAL["placements"], _GLOBALS0 + _GLOBAL["drew"]
+_G_FIRST = _GLOBALS0 + _GLOBAL["first_meld"]
+_CONSTS: dict[GinnyConfig, tuple] = {}
+
+
+def _consts(cfg: GinnyConfig) -> tuple:
+    """What the encoder needs of a config, kept per config: the copies in play (float64,
+    a kind with none as 1: its unseen count is 0), tiles in play, the turn cap, the stall
+    limit, ``max_placements`` and the seat count."""
+    out = _CONSTS.get(cfg)
+    if out is None:
+        if len(_CONSTS) > 64:
+            _CONSTS.clear()
+        copies = cfg.copies().astype(np.float64)
+        copies[copies == 0] = 1.0
+        out = _CONSTS[cfg] = (
+            copies,
+            cfg.tiles_in_play,
+            cfg.turn_cap,
+            cfg.stall_limit,
+            cfg.max_placements,
+            cfg.num_players,
+        )
+    return out
+
+
 def encode(view: GinnyView, out: np.ndarray | None = None) -> np.ndarray:
     """The observation of ``view.seat`` (float32, :data:`OBS_SIZE`); written into ``out`` if
     given (it is zeroed first), else a new array."""
@@ -258,77 +329,62 @@ def encode(view: GinnyView, out: np.ndarray | None = None) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
     else:
         obs = out
-        obs[:] = 0.0
-    parts = named_views(obs)
-    cfg = view.config
+        obs[_BOARD_END:] = 0.0
+    copies, tiles_in_play, turn_cap, stall_limit, max_placements, n = _consts(view.config)
     acting = view.acting
 
-    # Board.
-    cells = parts["board"].reshape(NUM_CELLS, CELL_WIDTH)
-    card = np.asarray(view.board.card, dtype=np.int64)
-    occupied = card >= 0
-    idx = np.flatnonzero(occupied)
-    on = card[idx]
-    cells[idx, _OCC] = 1.0
-    cells[idx, _SUIT + on // 13] = 1.0
-    cells[idx, _RANK + on % 13] = 1.0
-    cells[idx, _JOKER] = np.asarray(view.board.joker, dtype=np.float32)[idx]
-    cells[idx, _REGION + np.asarray(view.board.region, dtype=np.int64)[idx]] = 1.0
-    cells[:, _PREMIUM] = PREMIUM_TABLE
-    cells[idx, _PREMIUM] = 0.0
-    slots_kind: Sequence[int]
-    used = [False] * MAX_SLOTS
-    marked = [False] * MAX_SLOTS
+    # Board: the committed tiles' block, then the pending tiles on top.
+    obs[:_BOARD_END] = board_block(view.board)
     if acting:
         slots_kind = view.slots
         used = list(view.slot_used)
-        marked = list(view.slot_marked)
         for c, s, declared in view.pending:
-            cells[c, _OCC] = 1.0
-            cells[c, _PENDING] = 1.0
-            if view.slots[s] == JOKER:
-                cells[c, _JOKER] = 1.0
+            at = c * CELL_WIDTH
+            obs[at + _OCC] = 1.0
+            obs[at + _PENDING] = 1.0
+            if slots_kind[s] == JOKER:
+                obs[at + _JOKER] = 1.0
             if declared >= 0:
-                cells[c, _SUIT + declared // 13] = 1.0
-                cells[c, _RANK + declared % 13] = 1.0
+                obs[at + _SUIT + declared // 13] = 1.0
+                obs[at + _RANK + declared % 13] = 1.0
             used[s] = True
+        # Rack: the turn's slots, with the marked and used ones.
+        for s, k in enumerate(slots_kind):
+            at = _RACK0 + s * SLOT_WIDTH
+            if k >= 0:
+                obs[at + _KIND + k] = 1.0
+            if used[s]:
+                obs[at + _USED] = 1.0
+        for s, m in enumerate(view.slot_marked):
+            if m:
+                obs[_RACK0 + s * SLOT_WIDTH + _MARKED] = 1.0
     else:
-        slots_kind = view.rack  # sorted by kind (jokers last): slots 0 .. len - 1
+        # Rack: sorted by kind (jokers last) in slots 0 .. len - 1.
+        for s, k in enumerate(view.rack):
+            obs[_RACK0 + s * SLOT_WIDTH + _KIND + k] = 1.0
 
-    # Rack.
-    rack = parts["rack"]
-    for s, k in enumerate(slots_kind):
-        if k >= 0:
-            rack[s, _KIND + k] = 1.0
-    rack[:, _MARKED] = marked
-    rack[:, _USED] = used
+    # Unseen: copies not visible / copies in play (divided in float64).
+    obs[_UNSEEN0 : _UNSEEN0 + NUM_KINDS] = np.array(view.unseen, dtype=np.float64) / copies
 
-    # Unseen.
-    copies = cfg.copies()
-    unseen = np.asarray(view.unseen, dtype=np.float64)
-    parts["unseen"][:] = np.divide(
-        unseen, copies, out=np.zeros(NUM_KINDS, dtype=np.float64), where=copies > 0
-    )
-
-    # Seats.
-    seats = parts["seats"]
-    for r, s in enumerate(seat_order(view)):
-        seats[r, _SEAT["present"]] = 1.0
-        seats[r, _SEAT["score"]] = view.scores[s] / SCORE_SCALE
-        seats[r, _SEAT["rack_size"]] = view.rack_sizes[s] / MAX_SLOTS
+    # Seats: the observer first, then in turn order.
+    scores, sizes, seat = view.scores, view.rack_sizes, view.seat
+    for r in range(n):
+        s = (seat + r) % n
+        at = _SEATS0 + r * SEAT_WIDTH
+        obs[at + _S_PRESENT] = 1.0
+        obs[at + _S_SCORE] = scores[s] / SCORE_SCALE
+        obs[at + _S_RACK] = sizes[s] / MAX_SLOTS
 
     # Globals.
-    g = parts["globals"]
-    g[_GLOBAL["box"]] = view.box_size / cfg.tiles_in_play
-    g[_GLOBAL["turn"]] = min(view.turn / cfg.turn_cap, 1.0)
-    limit = cfg.stall_limit
-    g[_GLOBAL["stall"]] = min(view.stall / limit, 1.0) if limit else 0.0
+    obs[_G_BOX] = view.box_size / tiles_in_play
+    obs[_G_TURN] = min(view.turn / turn_cap, 1.0)
+    obs[_G_STALL] = min(view.stall / stall_limit, 1.0) if stall_limit else 0.0
     if acting:
-        g[_GLOBAL["phase"] + _PHASE_INDEX[view.phase]] = 1.0
-        g[_GLOBAL["direction"] + view.direction] = 1.0
-        g[_GLOBAL["placements"]] = view.placements_made / cfg.max_placements
-        g[_GLOBAL["drew"]] = float(view.drew)
-    g[_GLOBAL["first_meld"]] = float(view.first_meld_made)
+        obs[_G_PHASE + _PHASE_INDEX[view.phase]] = 1.0
+        obs[_G_DIRECTION + view.direction] = 1.0
+        obs[_G_PLACEMENTS] = view.placements_made / max_placements
+        obs[_G_DREW] = float(view.drew)
+    obs[_G_FIRST] = float(view.first_meld_made)
     return obs
 
 

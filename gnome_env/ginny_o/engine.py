@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,8 +31,20 @@ from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import NUM_CELLS, Board, row_col
 from gnome_env.ginny_o.cards import JOKER, format_kind, format_tile, penalty_value
 from gnome_env.ginny_o.config import MAX_SLOTS, RACK_SIZE, GinnyConfig
-from gnome_env.ginny_o.movegen import Placement, generate, rack_counts
+from gnome_env.ginny_o.movegen import (
+    Placement,
+    PlacementTable,
+    generate,
+    placement_table,
+    rack_counts,
+)
 
+_NO_PLACEMENTS = PlacementTable(
+    np.zeros((0, 8, 3), np.int64),
+    *(np.zeros(0, np.int64) for _ in range(4)),
+    np.zeros((0, 17), np.int64),
+    np.zeros(0, np.int64),
+)
 PHASES = ("choose", "placing", "declaring", "returning", "after_commit")
 END_REASONS = ("passes", "dead", "stall", "turn_cap")  # G29 a, b, c, d
 
@@ -181,25 +193,52 @@ class GinnyGame:
         scored; empty while a placement is pending or tiles are marked for return."""
         if self.game_over or self.phase not in ("choose", "after_commit"):
             return []
-        return list(self._placements)
+        return list(self._table.placements())
+
+    @property
+    def num_placements(self) -> int:
+        """``len(legal_placements())``, without making the placement objects."""
+        if self.game_over or self.phase not in ("choose", "after_commit"):
+            return 0
+        return self._table.n
+
+    def placement_sequences(self) -> tuple[tuple[int, ...], ...]:
+        """The canonical action sequence (:meth:`placement_actions`) of each of
+        :meth:`legal_placements`, in the same order."""
+        if self.game_over or self.phase not in ("choose", "after_commit"):
+            return ()
+        return self._table.sequences()
 
     def _build_trie(self) -> None:
+        """List the legal placements with their action sequences (the mask's prefix trie:
+        the rows still consistent with the pending steps, ``_rows``, at depth ``_depth``)."""
         tiles = self.available()
-        self._placements = generate(
+        self._table = placement_table(
             self.board,
             rack_counts(tiles),
+            self.slots,
+            self.slot_used,
             max_tiles=len(tiles),
             descending_runs=self.config.descending_runs,
             rescore_existing=self.config.rescore_existing,
         )
-        trie: dict[int, Any] = {}
-        for p in self._placements:
-            node = trie
-            for a in self.placement_actions(p)[:-1]:
-                node = node.setdefault(a, {})
-            node[A.COMMIT] = p
-        self._trie = trie
-        self._node = trie
+        self._rows = np.arange(self._table.n)
+        self._depth = 0
+        self._set_next()
+
+    def _set_next(self) -> None:
+        """The trie's legal ids after the pending steps: the next action of every row left."""
+        self._legal = None
+        if self._rows.size:
+            self._next = sorted(set(self._table.acts[self._rows, self._depth].tolist()))
+        else:
+            self._next = []
+
+    def _advance(self, action: int) -> None:
+        """Keep the rows whose next action is ``action`` (a legal PLACE or DECLARE)."""
+        self._rows = self._rows[self._table.acts[self._rows, self._depth] == action]
+        self._depth += 1
+        self._set_next()
 
     def placement_actions(self, placement: Placement) -> list[int]:
         """The canonical action sequence of a placement from the current slots: PLACE in
@@ -221,12 +260,18 @@ class GinnyGame:
     # ------------------------------------------------------------------ masks
     def legal_actions(self) -> list[int]:
         """The acting seat's legal action ids, increasing (empty once the game is over)."""
+        cached = self.__dict__.get("_legal")
+        if cached is None:  # reset by every change (step, _set_next)
+            cached = self._legal = self._list_legal()
+        return list(cached)
+
+    def _list_legal(self) -> list[int]:
         if self.game_over:
             return []
         phase = self.phase
         out: list[int] = []
         if phase in ("choose", "after_commit", "placing", "declaring"):
-            out.extend(self._node)
+            out.extend(self._next)
         if phase == "choose":
             if self.drew:
                 out.extend(A.return_slot(s) for s in range(MAX_SLOTS) if self.slots[s] >= 0)
@@ -293,9 +338,13 @@ class GinnyGame:
             action = int(action)
         if self.game_over or isinstance(action, bool) or not isinstance(action, int):
             raise IllegalActionError(self.explain_illegal(action))
-        if action not in self.legal_actions():
+        legal = self.__dict__.get("_legal")
+        if legal is None:
+            legal = self._legal = self._list_legal()
+        if action not in legal:
             raise IllegalActionError(self.explain_illegal(action))
         seat = self.current
+        self._legal = None
         self.log.append((seat, action))
         what = A.kind_of(action)
         points = 0
@@ -304,15 +353,16 @@ class GinnyGame:
             s, c = divmod(action, NUM_CELLS)
             joker = self.slots[s] == JOKER
             self.pending.append((c, s, -1 if joker else self.slots[s]))
-            self._node = self._node[action]
+            self._advance(action)
             self.phase = "declaring" if joker else "placing"
         elif what == "declare":
             c, s, _ = self.pending[-1]
             self.pending[-1] = (c, s, action - A.DECLARE_BASE)
-            self._node = self._node[action]
+            self._advance(action)
             self.phase = "placing"
         elif what == "commit":
-            placement = self._node[A.COMMIT]
+            rows = self._rows[self._table.acts[self._rows, self._depth] == A.COMMIT]
+            placement = self._table.placement(int(rows[-1]))
             points = self._commit(placement)
             if self.placements_made >= self.config.max_placements or not self.available():
                 self._end_turn("play")
@@ -411,8 +461,10 @@ class GinnyGame:
         self.slots = [-1] * MAX_SLOTS
         self.slot_used = [False] * MAX_SLOTS
         self.slot_marked = [False] * MAX_SLOTS
-        self._placements = []
-        self._trie = self._node = {}
+        self._table = _NO_PLACEMENTS
+        self._rows = self._table.k
+        self._depth = 0
+        self._next = []
 
     # ------------------------------------------------------------------ outcome
     def winners(self) -> tuple[int, ...]:
@@ -453,10 +505,19 @@ class GinnyGame:
 
     def unseen_counts(self, seat: int) -> np.ndarray:
         """Per kind (53): copies in play that ``seat`` cannot see (box plus other racks)."""
-        out = self.in_play.copy()
-        for c in range(NUM_CELLS):
-            if self.board.card[c] >= 0:
-                out[JOKER if self.board.joker[c] else self.board.card[c]] -= 1
+        return np.array(self.unseen_list(seat), dtype=np.int64)
+
+    def unseen_list(self, seat: int) -> list[int]:
+        """:meth:`unseen_counts` as a list of ints."""
+        cached = self.__dict__.get("_off_board")
+        if cached is None or cached[0] is not self.board or cached[1] != self.board.count:
+            left = self.in_play.tolist()
+            for c in range(NUM_CELLS):
+                if self.board.card[c] >= 0:
+                    left[JOKER if self.board.joker[c] else self.board.card[c]] -= 1
+            # tiles only ever join the board: its size (and the object) identify its state
+            cached = self._off_board = (self.board, self.board.count, left)
+        out = list(cached[2])
         for t in self.racks[seat]:
             out[t] -= 1
         return out

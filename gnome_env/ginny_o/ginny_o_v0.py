@@ -394,10 +394,10 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (all zero unless it is to act)."""
-        view = GinnyView.from_game(self.game, self._seat[agent])
+        view = GinnyView.from_game(self.game, self._seat[agent], moves=False)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if view.acting:
-            mask[list(view.legal_actions)] = 1
+            mask[self.game.legal_actions()] = 1
         return {"observation": encode(view), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -442,7 +442,7 @@ class raw_env(AECEnv):
         game = self.game
         over = game.game_over
         winners = set(game.winners()) if over else set()
-        placements = len(game.legal_placements()) if not over else 0
+        placements = game.num_placements if not over else 0
         last_seat, last_points = self._last_points
         out = {}
         for agent in self.agents:

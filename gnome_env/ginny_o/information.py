@@ -60,19 +60,30 @@ class GinnyView:
     placement_actions: tuple[tuple[int, ...], ...]
     """The canonical action sequence of each of ``placements``."""
 
+    @classmethod
+    def _fast(cls, **fields: object) -> GinnyView:
+        """``cls(**fields)`` without the frozen dataclass's per-field ``__setattr__`` (every
+        field must be given; :meth:`from_game` gives them all)."""
+        view = object.__new__(cls)
+        view.__dict__.update(fields)
+        return view
+
     @property
     def acting(self) -> bool:
         return self.seat == self.current and not self.game_over
 
     @classmethod
-    def from_game(cls, game: GinnyGame, seat: int) -> GinnyView:
-        """The view of ``seat`` (0..n-1) of ``game`` now."""
+    def from_game(cls, game: GinnyGame, seat: int, *, moves: bool = True) -> GinnyView:
+        """The view of ``seat`` (0..n-1) of ``game`` now; ``moves=False`` leaves
+        ``legal_actions``, ``placements`` and ``placement_actions`` empty (for the
+        observation encoder, which reads none of them: it is cheaper)."""
         n = game.num_players
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not allowed: must be 0..{n - 1}")
         acting = seat == game.current and not game.game_over
-        placements = tuple(game.legal_placements()) if acting else ()
-        return cls(
+        listed = acting and moves
+        placements = tuple(game.legal_placements()) if listed else ()
+        return cls._fast(
             config=game.config,
             seat=seat,
             current=game.current,
@@ -82,7 +93,7 @@ class GinnyView:
             box_size=len(game.box),
             rack_sizes=tuple(len(r) for r in game.racks),
             rack=tuple(game.racks[seat]),
-            unseen=tuple(int(x) for x in game.unseen_counts(seat)),
+            unseen=tuple(game.unseen_list(seat)),
             first_meld_made=game.first_meld_made,
             stall=game.stall,
             pass_streak=game.pass_streak,
@@ -95,7 +106,7 @@ class GinnyView:
             direction=game.direction if acting else 0,
             drew=game.drew if acting else False,
             placements_made=game.placements_made if acting else 0,
-            legal_actions=tuple(game.legal_actions()) if acting else (),
+            legal_actions=tuple(game.legal_actions()) if listed else (),
             placements=placements,
-            placement_actions=tuple(tuple(game.placement_actions(p)) for p in placements),
+            placement_actions=game.placement_sequences() if listed else (),
         )

@@ -33,17 +33,24 @@ columns; segment starts and ends increasing), so the generator is deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import permutations
 from typing import NamedTuple
 
+import numpy as np
+
+from gnome_env.core.jit import COMPILED
 from gnome_env.ginny_o.board import (
     CENTRE,
     MELD_MULT,
     NEIGHBOURS,
+    NUM_CELLS,
     REGION_OF_START,
     RUN,
     SET,
     SIZE,
+    START_SQUARES,
     TILE_MULT,
     Board,
     card_value,
@@ -433,16 +440,285 @@ def generate(
 
     ``max_tiles`` caps the tiles per placement (the rack size, or 8 for G29b); ``limit``
     stops after that many placements (G29b asks for one). Pure: ``board`` and ``counts``
-    are left as they were.
+    are left as they were. With numba this runs the compiled generator
+    (:func:`generate_compiled`), else the reference (:func:`generate_reference`): the same
+    placements in the same order.
     """
+    if COMPILED and not _REFERENCE_ONLY:
+        return generate_compiled(
+            board,
+            counts,
+            max_tiles=max_tiles,
+            descending_runs=descending_runs,
+            rescore_existing=rescore_existing,
+            limit=limit,
+        )
+    return generate_reference(
+        board,
+        counts,
+        max_tiles=max_tiles,
+        descending_runs=descending_runs,
+        rescore_existing=rescore_existing,
+        limit=limit,
+    )
+
+
+_REFERENCE_ONLY: list[bool] = []  # non-empty inside reference_generator()
+
+
+@contextmanager
+def reference_generator() -> Iterator[None]:
+    """Within this block :func:`generate` runs the reference generator even with numba (the
+    speed benchmark's "before" and the tests' comparisons)."""
+    _REFERENCE_ONLY.append(True)
+    try:
+        yield
+    finally:
+        _REFERENCE_ONLY.pop()
+
+
+def _checked(counts: list[int], max_tiles: int) -> tuple[list[int], int]:
     counts = list(counts)
     if len(counts) != 53:
         raise ValueError(f"counts must have 53 entries (one per tile kind), got {len(counts)}")
-    max_tiles = min(max_tiles, 8, sum(counts))
+    return counts, min(max_tiles, 8, sum(counts))
+
+
+def generate_reference(
+    board: Board,
+    counts: list[int],
+    *,
+    max_tiles: int = 8,
+    descending_runs: bool = False,
+    rescore_existing: bool = True,
+    limit: int | None = None,
+) -> list[Placement]:
+    """:func:`generate` by the pure-Python generator of this module (the reference)."""
+    counts, max_tiles = _checked(counts, max_tiles)
     if max_tiles < 1:
         return []
     gen = _Generator(board, counts, max_tiles, descending_runs, rescore_existing)
     return gen.run(limit)
+
+
+_WORKSPACE: list = []  # the compiled generator's workspace, made on first use
+_ENTRY: dict[str, object] = {}  # the kernels compiled for their argument types
+
+
+def _kernel(name: str, *args: object):
+    """The kernel ``name`` of :mod:`gnome_env.ginny_o._movegen_kernel`, as an entry point
+    for the (always the same) argument types (:func:`gnome_env.core.jit.entry_point`)."""
+    fn = _ENTRY.get(name)
+    if fn is None:
+        from gnome_env.core.jit import entry_point
+        from gnome_env.ginny_o import _movegen_kernel as K
+
+        fn = _ENTRY[name] = entry_point(getattr(K, name), *args)
+    return fn
+
+
+def _kernel_board(board: Board) -> tuple[np.ndarray, ...]:
+    """The kernel's board arrays (card, joker, region, start_region), kept in the board's
+    memo and updated from the previous ones after a put."""
+    memo = board.memo
+    head = memo.get("kernel_board")
+    if head is not None:
+        return head
+    before = memo.get("parent", {}).get("kernel_board")
+    if before is not None:
+        head = tuple(a.copy() for a in before)
+        for c in memo["added"]:
+            head[0][c] = board.card[c]
+            head[1][c] = board.joker[c]
+            head[2][c] = board.region[c]
+            head[3][c] = -1  # a covered red square founds nothing (G22)
+    else:
+        start_region = np.full(NUM_CELLS, -1, dtype=np.int64)
+        for c in START_SQUARES:
+            if board.card[c] < 0:
+                start_region[c] = REGION_OF_START[c]
+        head = (
+            np.array(board.card, dtype=np.int64),
+            np.array(board.joker, dtype=np.int64),
+            np.array(board.region, dtype=np.int64),
+            start_region,
+        )
+    memo["kernel_board"] = head
+    return head
+
+
+def _run_kernel(
+    board: Board,
+    counts: list[int],
+    max_tiles: int,
+    descending_runs: bool,
+    rescore_existing: bool,
+    limit: int | None,
+):
+    """Run the compiled generator; ``(workspace, number of placements)``."""
+    from gnome_env.ginny_o import _movegen_kernel as K
+
+    if not _WORKSPACE:
+        _WORKSPACE.append(K.Workspace())
+    head = _kernel_board(board)
+    tail = (int(max_tiles), bool(descending_runs), bool(rescore_existing))
+    tail += (-1 if limit is None else int(limit),)
+    while True:
+        ws = _WORKSPACE[0]
+        args = (
+            *head,
+            np.array(counts, dtype=np.int64),
+            *tail,
+            ws.cross_state,
+            ws.cross_meld,
+            ws.cross_old,
+            ws.cross_regions,
+            ws.cross_allowed,
+            ws.rack_state,
+            ws.rack_count,
+            ws.rack_cards,
+            ws.rack_type,
+            ws.fix_cards,
+            ws.fix_type,
+            ws.scratch,
+            ws.out_tiles,
+            ws.out_k,
+            ws.out_score,
+            ws.out_region,
+            ws.out_horiz,
+        )
+        n = _kernel("generate_kernel", *args)(*args)
+        if n >= 0:
+            return ws, n
+        _WORKSPACE[0] = K.Workspace(4 * ws.capacity)  # more placements than it holds
+
+
+def _placements_of(tiles, k, score, region, horiz) -> list[Placement]:
+    """Placement objects of the generator's output arrays (``n`` rows each)."""
+    return [
+        Placement(tuple(map(tuple, t[:kk])), sc, rg, bool(h))
+        for t, kk, sc, rg, h in zip(
+            tiles.tolist(), k.tolist(), score.tolist(), region.tolist(), horiz.tolist(), strict=True
+        )
+    ]
+
+
+def generate_compiled(
+    board: Board,
+    counts: list[int],
+    *,
+    max_tiles: int = 8,
+    descending_runs: bool = False,
+    rescore_existing: bool = True,
+    limit: int | None = None,
+) -> list[Placement]:
+    """:func:`generate` by the compiled kernel :mod:`gnome_env.ginny_o._movegen_kernel`
+    (plain Python, and slow, where numba is missing)."""
+    counts, max_tiles = _checked(counts, max_tiles)
+    if max_tiles < 1 or (limit is not None and limit <= 0):
+        return []
+    ws, n = _run_kernel(board, counts, max_tiles, descending_runs, rescore_existing, limit)
+    return _placements_of(
+        ws.out_tiles[:n], ws.out_k[:n], ws.out_score[:n], ws.out_region[:n], ws.out_horiz[:n]
+    )
+
+
+class PlacementTable:
+    """Every legal placement of one decision point as arrays (row ``i``: ``k[i]`` tiles
+    ``tiles[i, :k[i]]`` as ``(cell, tile, card)``, ``score``, ``region``, ``horiz``) with
+    each one's canonical action sequence (``acts[i, :alen[i]]``, padded with -1), in the
+    generator's order. Immutable once built: the engine's copies share it."""
+
+    __slots__ = ("_placements", "_sequences", "acts", "alen", "horiz", "k", "n", "region")
+    __slots__ += ("score", "tiles")
+
+    def __init__(self, tiles, k, score, region, horiz, acts, alen) -> None:
+        self.n = len(k)
+        self.tiles, self.k, self.score, self.region, self.horiz = tiles, k, score, region, horiz
+        self.acts, self.alen = acts, alen
+        self._placements: list[Placement] | None = None
+        self._sequences: tuple[tuple[int, ...], ...] | None = None
+
+    def placements(self) -> list[Placement]:
+        """The rows as :class:`Placement` objects (made once)."""
+        if self._placements is None:
+            self._placements = _placements_of(
+                self.tiles, self.k, self.score, self.region, self.horiz
+            )
+        return self._placements
+
+    def placement(self, i: int) -> Placement:
+        """Row ``i`` as a :class:`Placement`."""
+        if self._placements is not None:
+            return self._placements[i]
+        return _placements_of(
+            self.tiles[i : i + 1],
+            self.k[i : i + 1],
+            self.score[i : i + 1],
+            self.region[i : i + 1],
+            self.horiz[i : i + 1],
+        )[0]
+
+    def sequences(self) -> tuple[tuple[int, ...], ...]:
+        """Each row's canonical action sequence (made once)."""
+        if self._sequences is None:
+            self._sequences = tuple(
+                tuple(a[:m]) for a, m in zip(self.acts.tolist(), self.alen.tolist(), strict=True)
+            )
+        return self._sequences
+
+
+def placement_table(
+    board: Board,
+    counts: list[int],
+    slots: list[int],
+    slot_used: list[bool],
+    *,
+    max_tiles: int = 8,
+    descending_runs: bool = False,
+    rescore_existing: bool = True,
+) -> PlacementTable:
+    """:func:`generate` as a :class:`PlacementTable`, with the action sequences of the tiles
+    in ``slots`` (8 kinds, -1 empty) not ``slot_used`` (``counts`` must come from them)."""
+    from gnome_env.ginny_o import _movegen_kernel as K
+
+    counts, max_tiles = _checked(counts, max_tiles)
+    if max_tiles < 1:
+        n = 0
+        cols = (np.zeros((0, 8, 3), np.int64), *(np.zeros(0, np.int64) for _ in range(4)))
+    elif COMPILED and not _REFERENCE_ONLY:
+        ws, n = _run_kernel(board, counts, max_tiles, descending_runs, rescore_existing, None)
+        cols = tuple(
+            a[:n].copy()
+            for a in (ws.out_tiles, ws.out_k, ws.out_score, ws.out_region, ws.out_horiz)
+        )
+    else:
+        found = generate_reference(
+            board,
+            counts,
+            max_tiles=max_tiles,
+            descending_runs=descending_runs,
+            rescore_existing=rescore_existing,
+        )
+        n = len(found)
+        tiles = np.zeros((n, 8, 3), np.int64)
+        for i, p in enumerate(found):
+            tiles[i, : len(p.tiles)] = p.tiles
+        cols = (
+            tiles,
+            np.array([len(p.tiles) for p in found], np.int64),
+            np.array([p.score for p in found], np.int64),
+            np.array([p.region for p in found], np.int64),
+            np.array([p.horizontal for p in found], np.int64),
+        )
+    acts = np.zeros((n, K.MAX_ACTS), np.int64)
+    alen = np.zeros(n, np.int64)
+    slot_arr = np.array(slots, np.int64)
+    used_arr = np.array(slot_used, np.int64)
+    args = (n, cols[0], cols[1], slot_arr, used_arr, acts, alen)
+    if n and _kernel("actions_kernel", *args)(*args) < 0:
+        raise ValueError("a placement uses a tile that no free slot holds")
+    return PlacementTable(*cols, acts, alen)
 
 
 def rack_counts(tiles: list[int]) -> list[int]:
@@ -490,4 +766,15 @@ def score_placement(
     return total
 
 
-__all__ = ["Placement", "Tile", "generate", "rack_counts", "score_placement"]
+__all__ = [
+    "Placement",
+    "PlacementTable",
+    "Tile",
+    "generate",
+    "generate_compiled",
+    "generate_reference",
+    "placement_table",
+    "rack_counts",
+    "reference_generator",
+    "score_placement",
+]

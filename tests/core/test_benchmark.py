@@ -14,7 +14,8 @@ import pytest
 from pettingzoo.test import api_test
 
 from training.app.cli import main
-from training.gnoming.bench import FloorEnv, random_legal_actions, wrapped_floor
+from training.core.bench import FloorEnv, wrapped_floor
+from training.gnoming.bench import random_legal_actions
 
 
 @pytest.mark.parametrize("wrapped", [False, True])

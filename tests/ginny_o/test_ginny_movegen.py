@@ -17,7 +17,7 @@ from gnome_env.ginny_o import GinnyConfig, GinnyGame
 from gnome_env.ginny_o import bruteforce as bf
 from gnome_env.ginny_o.board import LAYOUT, Board
 from gnome_env.ginny_o.cards import JOKER
-from gnome_env.ginny_o.movegen import generate, rack_counts, score_placement
+from gnome_env.ginny_o.movegen import generate, generate_reference, rack_counts, score_placement
 
 
 def _random_position(seed: int, players: int, turns: int, descending: bool) -> GinnyGame:
@@ -34,6 +34,15 @@ def _random_position(seed: int, players: int, turns: int, descending: bool) -> G
 
 def _compare(board: Board, rack: list[int], descending: bool, rescore: bool) -> int:
     fast = generate(
+        board,
+        rack_counts(rack),
+        max_tiles=len(rack),
+        descending_runs=descending,
+        rescore_existing=rescore,
+    )
+    # generate() is the compiled generator where numba is installed: the reference must
+    # list the same placements in the same order
+    assert fast == generate_reference(
         board,
         rack_counts(rack),
         max_tiles=len(rack),

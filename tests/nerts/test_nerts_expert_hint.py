@@ -112,6 +112,22 @@ def test_a_hint_network_without_the_hint_is_refused():
         net(torch.zeros(1, 10), torch.ones(1, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="expert_hint='yes' is not allowed"):
         NertsPolicyNetwork(10, 5, [8], expert_hint="yes")
+    with pytest.raises(ValueError, match=r"hint_init=-2\.0 is not allowed"):
+        NertsPolicyNetwork(10, 5, [8], expert_hint=True, hint_init=-2.0)
+
+
+def test_hint_init_sets_the_untrained_bonus_and_so_the_experts_probability():
+    """With zero policy weights and a bonus h over k legal actions the expert's action has
+    probability e^h / (e^h + k - 1): 3.0 over 5 legal actions gives 20.086 / 24.086 = 0.8339."""
+    net = NertsPolicyNetwork(10, 5, [8], expert_hint=True, hint_init=3.0)
+    net.reset_parameters(torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        net.policy.weight.zero_()
+        net.policy.bias.zero_()
+        logits, _ = net(torch.zeros(1, 10), torch.ones(1, 5, dtype=torch.bool), torch.tensor([2]))
+    p = torch.softmax(logits, -1)[0]
+    assert torch.allclose(net.hint_weight, torch.full((5,), 3.0))
+    assert abs(float(p[2]) - 0.83393) < 1e-4
 
 
 def test_rollouts_hint_is_the_experts_action_of_each_learner_seats_view():
@@ -162,6 +178,7 @@ def test_a_hint_run_resumes_exactly_and_its_options_are_checked(tmp_path, capsys
         (["--pretrain_teacher", "expert"], "expert_hint and pretrain_teacher exclude each other"),
         (["--init_policy", str(plain / "policy.pt")], "hidden, expert_hint"),
         (["--expert_hint", "maybe"], "expert_hint"),
+        (["--hint_init", "-1"], "hint_init=-1"),
     ]:
         args = (
             [*argv, "--expert_hint", "true", "--hidden", "[16]"]

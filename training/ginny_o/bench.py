@@ -1,17 +1,25 @@
 """Ginny-O speed: the move generator, the G29b dead-board check and whole games (not a test --
 prints figures).
 
-Usage: gnome bench --game ginny_o [--positions 40] [--games 20] [--seed 0] [--json]
-(or ``python bench/ginny_speed.py`` with the same options)
+Usage: gnome bench --game ginny_o [--positions 30] [--games 10] [--seconds 3] [--seed 0]
+[--json] (or ``python bench/ginny_speed.py`` with the same options)
 
 In one run and one process:
 
 * **positions**: random games (2-4 players, a placement-biased random player) stopped at
   their 10th, 40th and 70th turn, so boards go from sparse to crowded (the table reports
   the mean number of tiles on the board);
-* **generator** (:func:`gnome_env.ginny_o.movegen.generate`) on the acting seat's full rack
-  (8 tiles): time per call -- the cost of one decision point, since the mask trie is built
-  from one call -- and placements/s;
+* **generator**: the reference generator (:func:`gnome_env.ginny_o.movegen.
+  generate_reference`, pure Python) and the compiled one (:func:`~gnome_env.ginny_o.
+  movegen.generate_compiled`, numba) on the acting seat's full rack (8 tiles): time per
+  call -- the cost of one decision point, since the mask trie is built from one call --
+  overall and on crowded boards (40+ tiles), their ratio, and whether every position's
+  placements agree;
+* **env**: ``ginny_o_v0.env()`` in PettingZoo's AEC loop with uniformly random legal
+  actions from the mask (:func:`training.core.bench.aec_steps_per_s`), at 2 and 4 players,
+  with the reference generator ("before") and with the compiled one, beside a do-nothing
+  AEC env with the same spaces behind the same wrappers (:func:`training.core.bench.
+  wrapped_floor`): steps/s and the ratios;
 * **reference**: the brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` and the
   generator on the same positions with the rack cut to its first 3 tiles, jokers removed
   (the reference is exponential in the rack size): the ratio is the generator's speed-up;
@@ -35,10 +43,20 @@ from typing import Any
 
 import numpy as np
 
-from gnome_env.ginny_o import GinnyConfig, GinnyGame
+from gnome_env.core.jit import COMPILED
+from gnome_env.ginny_o import GinnyConfig, GinnyGame, ginny_o_v0
 from gnome_env.ginny_o import bruteforce as bf
+from gnome_env.ginny_o.actions import NUM_ACTIONS
 from gnome_env.ginny_o.cards import JOKER
-from gnome_env.ginny_o.movegen import generate, rack_counts
+from gnome_env.ginny_o.encoding import OBS_SIZE
+from gnome_env.ginny_o.movegen import (
+    generate,
+    generate_compiled,
+    generate_reference,
+    rack_counts,
+    reference_generator,
+)
+from training.core.bench import aec_steps_per_s, wrapped_floor
 
 
 def random_action(game: GinnyGame, gen: np.random.Generator, biased: bool) -> int:
@@ -71,24 +89,65 @@ def timed(fn, *args, **kw) -> tuple[Any, float]:
 
 
 def bench_generator(games: list[GinnyGame]) -> dict[str, Any]:
+    generate_compiled(games[0].board, rack_counts(games[0].racks[0]))  # load the kernel
     rows = []
+    agree = 0
     for g in games:
         counts = rack_counts([t for t in g.slots if t >= 0])
-        plays, dt = timed(generate, g.board, counts)
-        rows.append((g.board.count, len(plays), dt))
-    total_p = sum(r[1] for r in rows)
-    total_t = sum(r[2] for r in rows)
+        plays, dt = timed(generate_reference, g.board, counts)
+        fast, ft = timed(generate_compiled, g.board, counts)
+        agree += fast == plays
+        rows.append((g.board.count, len(plays), dt, ft))
     crowded = [r for r in rows if r[0] >= 40]
+
+    def ms(rs: list, i: int) -> float | None:
+        return 1000 * statistics.mean(r[i] for r in rs) if rs else None
+
+    ref, fast = ms(rows, 2), ms(rows, 3)
+    ref_c, fast_c = ms(crowded, 2), ms(crowded, 3)
     return {
         "positions": len(rows),
+        "compiled": COMPILED,
         "mean_board_tiles": statistics.mean(r[0] for r in rows),
-        "mean_ms_per_call": 1000 * total_t / len(rows),
-        "max_ms_per_call": 1000 * max(r[2] for r in rows),
-        "placements_per_s": total_p / total_t,
-        "mean_placements": total_p / len(rows),
+        "mean_placements": statistics.mean(r[1] for r in rows),
+        "reference_ms": ref,
+        "reference_max_ms": 1000 * max(r[2] for r in rows),
+        "compiled_ms": fast,
+        "compiled_max_ms": 1000 * max(r[3] for r in rows),
+        "speedup": ref / fast,
         "crowded_positions": len(crowded),
-        "crowded_mean_ms": 1000 * statistics.mean(r[2] for r in crowded) if crowded else None,
+        "crowded_reference_ms": ref_c,
+        "crowded_compiled_ms": fast_c,
+        "crowded_speedup": ref_c / fast_c if crowded else None,
+        "agreeing_positions": agree,
     }
+
+
+def bench_env(seconds: float, seed: int) -> list[dict[str, Any]]:
+    """``ginny_o_v0.env()`` before (reference generator) and now, and the do-nothing floor."""
+    out = []
+    for players in (2, 4):
+
+        def make(players: int = players) -> Any:
+            return ginny_o_v0.env(num_players=players)
+
+        with reference_generator():
+            before = aec_steps_per_s(make, seconds, seed)
+        now = aec_steps_per_s(make, seconds, seed)
+        floor = aec_steps_per_s(
+            lambda players=players: wrapped_floor(players, OBS_SIZE, NUM_ACTIONS), seconds, seed
+        )
+        out.append(
+            {
+                "players": players,
+                "reference_steps_per_s": before,
+                "steps_per_s": now,
+                "floor_steps_per_s": floor,
+                "speedup": now / before,
+                "vs_floor": now / floor,
+            }
+        )
+    return out
 
 
 def bench_reference(games: list[GinnyGame]) -> dict[str, Any]:
@@ -165,11 +224,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=30, help="positions to time (>= 3)")
     parser.add_argument("--games", type=int, default=10, help="games per game row (>= 1)")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="wall time of each env row (> 0)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    if args.positions < 3 or args.games < 1:
-        parser.error("--positions must be >= 3 and --games >= 1")
+    if args.positions < 3 or args.games < 1 or not args.seconds > 0:
+        parser.error("--positions must be >= 3, --games >= 1 and --seconds > 0")
     games = positions(args.positions, args.seed)
     result = {
         "machine": f"{platform.machine()} {platform.python_implementation()} "
@@ -177,6 +239,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "generator": bench_generator(games),
         "reference": bench_reference(games),
         "dead_check": bench_dead(games),
+        "env": bench_env(args.seconds, args.seed),
         "games": bench_games(args.games, args.seed),
     }
     if args.json:
@@ -184,16 +247,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return 0
     g, r, d = result["generator"], result["reference"], result["dead_check"]
     print(f"Ginny-O speed on {result['machine']} (one core; compare ratios of one run)")
+    state = "compiled" if g["compiled"] else "NOT compiled (numba missing): plain Python"
     print(
-        f"generator, full rack: {g['positions']} positions, mean {g['mean_board_tiles']:.0f} "
-        f"tiles on the board: {g['mean_ms_per_call']:.2f} ms/decision point (max "
-        f"{g['max_ms_per_call']:.1f}), {g['mean_placements']:.0f} placements, "
-        f"{g['placements_per_s']:,.0f} placements/s"
+        f"generator, full rack, {g['positions']} positions, mean {g['mean_board_tiles']:.0f} "
+        f"tiles on the board, {g['mean_placements']:.0f} placements: reference "
+        f"{g['reference_ms']:.2f} ms/decision point (max {g['reference_max_ms']:.1f}), "
+        f"{state} {g['compiled_ms']:.3f} ms (max {g['compiled_max_ms']:.2f}): "
+        f"x{g['speedup']:.1f}; {g['agreeing_positions']}/{g['positions']} positions agree"
     )
-    if g["crowded_mean_ms"] is not None:
+    if g["crowded_positions"]:
         print(
-            f"  crowded boards (>= 40 tiles): {g['crowded_positions']} positions, "
-            f"{g['crowded_mean_ms']:.2f} ms/decision point"
+            f"  crowded boards (>= 40 tiles), {g['crowded_positions']} positions: reference "
+            f"{g['crowded_reference_ms']:.2f} ms, compiled {g['crowded_compiled_ms']:.3f} ms: "
+            f"x{g['crowded_speedup']:.1f} (target >= x20)"
         )
     print(
         f"reference (3-tile racks, no jokers): brute force {r['reference_ms']:.1f} ms, "
@@ -205,6 +271,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         f"{d['without_limit_ms']:.1f} ms listing all {d['mean_placements_without_limit']:,.0f} "
         f"placements: x{d['ratio']:,.0f}"
     )
+    for row in result["env"]:
+        print(
+            f"ginny_o_v0.env(), {row['players']} players, random legal play: "
+            f"{row['steps_per_s']:,.0f} steps/s (reference generator "
+            f"{row['reference_steps_per_s']:,.0f}: x{row['speedup']:.1f}, target >= x10); "
+            f"do-nothing AEC env of the same spaces {row['floor_steps_per_s']:,.0f}: "
+            f"{row['vs_floor']:.3f} of it"
+        )
     for row in result["games"]:
         print(
             f"games, {row['players']} players, {row['player']}: {row['turns_per_game']:.0f} "

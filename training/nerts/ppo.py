@@ -111,6 +111,10 @@ class NertsPPOConfig:
         default=False,
         metadata={"help": "the expert bot's action as an input and logit bonus (residual)"},
     )
+    hint_init: float = field(
+        default=5.0,
+        metadata={"help": "initial logit bonus of the expert's action (expert_hint only)"},
+    )
     init_policy: str = field(
         default="", metadata={"help": "a Nerts policy checkpoint to start from ('': fresh init)"}
     )
@@ -173,6 +177,8 @@ class NertsPPOConfig:
             check_opponent_spec(self.opponents)
         if self.reward not in REWARDS:
             raise ConfigError(f"reward={self.reward!r} is not allowed: one of {REWARDS}")
+        if not 0.0 <= self.hint_init <= 50.0:
+            raise ConfigError(f"hint_init={self.hint_init!r} is not allowed: a number in [0, 50]")
         check_at_least("value_warmup", self.value_warmup, 0)
         for name in ("pretrain_hands", "pretrain_samples", "pretrain_epochs"):
             check_at_least(name, getattr(self, name), 1)
@@ -473,7 +479,9 @@ def train(
     out = begin_run(cfg)
     play = Rollouts(cfg)
     gen = torch.Generator().manual_seed(cfg.seed)
-    net = NertsPolicyNetwork(play.obs_size, play.n_actions, cfg.hidden, cfg.expert_hint)
+    net = NertsPolicyNetwork(
+        play.obs_size, play.n_actions, cfg.hidden, cfg.expert_hint, cfg.hint_init
+    )
     net.reset_parameters(gen)
     if cfg.init_policy and resume_from is None:
         load_initial_policy(net, cfg)
