@@ -184,3 +184,21 @@ def test_the_kernel_as_plain_python_lists_the_same_placements():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["agree", "6"]
+
+
+def test_the_speed_benchmark_checks_its_two_generators_agree_and_refuses_bad_flags(capsys):
+    import json
+
+    from training.ginny_o.bench import main
+
+    assert main(["--positions", "3", "--games", "1", "--seconds", "0.2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    g = report["generator"]
+    assert g["agreeing_positions"] == g["positions"] == 3 and g["compiled"] == COMPILED
+    assert [row["players"] for row in report["env"]] == [2, 4]
+    for row in report["env"]:
+        for name in ("env", "raw_env"):
+            assert row[name]["steps_per_s"] > 0 and row[name]["floor_steps_per_s"] > 0
+    with pytest.raises(SystemExit) as err:
+        main(["--seconds", "0"])
+    assert err.value.code == 2 and "--seconds > 0" in capsys.readouterr().err

@@ -15,11 +15,13 @@ In one run and one process:
   call -- the cost of one decision point, since the mask trie is built from one call --
   overall and on crowded boards (40+ tiles), their ratio, and whether every position's
   placements agree;
-* **env**: ``ginny_o_v0.env()`` in PettingZoo's AEC loop with uniformly random legal
-  actions from the mask (:func:`training.core.bench.aec_steps_per_s`), at 2 and 4 players,
-  with the reference generator ("before") and with the compiled one, beside a do-nothing
-  AEC env with the same spaces behind the same wrappers (:func:`training.core.bench.
-  wrapped_floor`): steps/s and the ratios;
+* **env**: ``ginny_o_v0.env()`` and ``raw_env()`` in PettingZoo's AEC loop with uniformly
+  random legal actions from the mask (:func:`training.core.bench.aec_steps_per_s`), at 2
+  and 4 players, with the reference generator and with the compiled one, beside a
+  do-nothing AEC env with the same spaces (:class:`training.core.bench.FloorEnv`), behind
+  the same wrappers for ``env()`` (:func:`training.core.bench.wrapped_floor`) and bare for
+  ``raw_env()``: steps/s and the ratios. (The reference-generator rows run today's env
+  code otherwise: its placement table, encoder and caches.)
 * **reference**: the brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` and the
   generator on the same positions with the rack cut to its first 3 tiles, jokers removed
   (the reference is exponential in the rack size): the ratio is the generator's speed-up;
@@ -56,7 +58,7 @@ from gnome_env.ginny_o.movegen import (
     rack_counts,
     reference_generator,
 )
-from training.core.bench import aec_steps_per_s, wrapped_floor
+from training.core.bench import FloorEnv, aec_steps_per_s, wrapped_floor
 
 
 def random_action(game: GinnyGame, gen: np.random.Generator, biased: bool) -> int:
@@ -124,29 +126,35 @@ def bench_generator(games: list[GinnyGame]) -> dict[str, Any]:
 
 
 def bench_env(seconds: float, seed: int) -> list[dict[str, Any]]:
-    """``ginny_o_v0.env()`` before (reference generator) and now, and the do-nothing floor."""
+    """``ginny_o_v0.env()`` and ``raw_env()``, each with the reference generator and the
+    compiled one, beside the do-nothing floor (behind the same wrappers, and bare)."""
     out = []
     for players in (2, 4):
+        row: dict[str, Any] = {"players": players}
+        for name, make_env, floor in (
+            ("env", ginny_o_v0.env, wrapped_floor),
+            ("raw_env", ginny_o_v0.raw_env, FloorEnv),
+        ):
 
-        def make(players: int = players) -> Any:
-            return ginny_o_v0.env(num_players=players)
+            def make(players: int = players, make_env: Any = make_env) -> Any:
+                return make_env(num_players=players)
 
-        with reference_generator():
-            before = aec_steps_per_s(make, seconds, seed)
-        now = aec_steps_per_s(make, seconds, seed)
-        floor = aec_steps_per_s(
-            lambda players=players: wrapped_floor(players, OBS_SIZE, NUM_ACTIONS), seconds, seed
-        )
-        out.append(
-            {
-                "players": players,
+            with reference_generator():
+                before = aec_steps_per_s(make, seconds, seed)
+            now = aec_steps_per_s(make, seconds, seed)
+            bare = aec_steps_per_s(
+                lambda players=players, floor=floor: floor(players, OBS_SIZE, NUM_ACTIONS),
+                seconds,
+                seed,
+            )
+            row[name] = {
                 "reference_steps_per_s": before,
                 "steps_per_s": now,
-                "floor_steps_per_s": floor,
+                "floor_steps_per_s": bare,
                 "speedup": now / before,
-                "vs_floor": now / floor,
+                "vs_floor": now / bare,
             }
-        )
+        out.append(row)
     return out
 
 
@@ -272,13 +280,15 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         f"placements: x{d['ratio']:,.0f}"
     )
     for row in result["env"]:
-        print(
-            f"ginny_o_v0.env(), {row['players']} players, random legal play: "
-            f"{row['steps_per_s']:,.0f} steps/s (reference generator "
-            f"{row['reference_steps_per_s']:,.0f}: x{row['speedup']:.1f}, target >= x10); "
-            f"do-nothing AEC env of the same spaces {row['floor_steps_per_s']:,.0f}: "
-            f"{row['vs_floor']:.3f} of it"
-        )
+        for name in ("env", "raw_env"):
+            e = row[name]
+            print(
+                f"ginny_o_v0.{name}(), {row['players']} players, random legal play: "
+                f"{e['steps_per_s']:,.0f} steps/s (with the reference generator "
+                f"{e['reference_steps_per_s']:,.0f}: x{e['speedup']:.1f}); do-nothing AEC env "
+                f"of the same spaces{' behind the same wrappers' if name == 'env' else ''} "
+                f"{e['floor_steps_per_s']:,.0f}: {e['vs_floor']:.3f} of it"
+            )
     for row in result["games"]:
         print(
             f"games, {row['players']} players, {row['player']}: {row['turns_per_game']:.0f} "
