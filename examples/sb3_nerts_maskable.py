@@ -34,7 +34,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 import gnome_env  # noqa: F401  (registers gnome_env/Nerts-v0)
-from agents.core.arena import run_arena
+from agents.core.arena import one_against_bots
 from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder
@@ -164,37 +164,16 @@ def arena_rows(model: MaskablePPO, args: argparse.Namespace) -> list[dict]:
     """The trained model in the arena: one seat against n - 1 bots, seats rotated, one hand
     per game, arena seed ``--seed``; one row (and one printed line) per seat count and
     opponent spec of ``--eval-opponents``."""
-    rows = []
     rules = {"max_hands": 1, "max_steps_per_hand": args.max_steps_per_hand}
-    print(f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  {'1/n':>5}")
-    for n in dict.fromkeys(args.players):
-        for spec in args.eval_opponents:
-            lineup = [lambda seed, config: SB3NertsAgent(model)] + [spec] * (n - 1)
-            result = run_arena(
-                lineup,
-                n,
-                args.eval_games,
-                seed=args.seed,
-                rules=rules,
-                progress=False,
-                game="nerts",
-            )
-            me = result.stats[0]
-            rows.append(
-                {
-                    "num_players": n,
-                    "opponents": spec,
-                    "games": me.games,
-                    "win_rate": me.win_rate,
-                    "ci_low": me.ci_low,
-                    "ci_high": me.ci_high,
-                    "equal_share": 1 / n,
-                    "mean_hand_score": me.mean_round_score,
-                }
-            )
-            ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
-            print(f"{n:>5}  {spec:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}")
-    return rows
+    return one_against_bots(
+        lambda seed, config: SB3NertsAgent(model),
+        args.players,
+        args.eval_opponents,
+        args.eval_games,
+        args.seed,
+        rules,
+        "nerts",
+    )
 
 
 if __name__ == "__main__":

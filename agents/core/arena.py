@@ -699,3 +699,46 @@ def run_arena(
         save_games=save_games,
         save_every=save_every,
     )
+
+
+def one_against_bots(
+    agent_factory: Any,
+    seat_counts: Sequence[int],
+    opponent_specs: Sequence[str],
+    games: int,
+    seed: int,
+    rules: Any,
+    game: str,
+) -> list[dict[str, Any]]:
+    """The arena rows of one agent (``agent_factory(seed, config) -> agent``) against n - 1
+    copies of each bot spec, for each seat count: seats rotated, arena seed ``seed``; one
+    row (and one printed line) per seat count and spec (the library examples' final table)."""
+    rows = []
+    print(f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  {'1/n':>5}")
+    for n in dict.fromkeys(seat_counts):
+        for spec in opponent_specs:
+            result = run_arena(
+                [agent_factory] + [spec] * (n - 1),
+                n,
+                games,
+                seed=seed,
+                rules=rules,
+                progress=False,
+                game=game,
+            )
+            me = result.stats[0]
+            rows.append(
+                {
+                    "num_players": n,
+                    "opponents": spec,
+                    "games": me.games,
+                    "win_rate": me.win_rate,
+                    "ci_low": me.ci_low,
+                    "ci_high": me.ci_high,
+                    "equal_share": 1 / n,
+                    "mean_hand_score": me.mean_round_score,
+                }
+            )
+            ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
+            print(f"{n:>5}  {spec:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}")
+    return rows

@@ -10,9 +10,15 @@ SPEC = GameSpec(
     max_players=4,
     default_players=2,
     config="gnome_env.ginny_o.config:GinnyConfig",
-    envs={"aec": "gnome_env.ginny_o.ginny_o_v0:env"},
+    envs={
+        "aec": "gnome_env.ginny_o.ginny_o_v0:env",
+        "gymnasium": "gnome_env.ginny_o.gym_env:GinnySingleSeatEnv",
+    },
     registrations=(
         Registration("aec", "gnome_env/ginny_o_v0", "gnome_env.ginny_o.ginny_o_v0:env"),
+        Registration(
+            "gymnasium", "gnome_env/GinnyO-v0", "gnome_env.ginny_o.gym_env:GinnySingleSeatEnv"
+        ),
     ),
     bots=("random", "greedy", "heuristic"),
     make_agent="agents.ginny_o.registry:make_ginny_agent",

@@ -116,59 +116,30 @@ import gymnasium
 import numpy as np
 
 from gnome_env.core import rng
+from gnome_env.core.opponents import OPPONENT_SHAPES, RandomPolicy, opponent_shape, spec_hint
+from gnome_env.core.opponents import check_seat_counts as core_seat_counts
 from gnome_env.core.spaces import LegalActionSpace
 from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder
 from gnome_env.nerts.engine import NertsGame
 from gnome_env.nerts.information import NertsView
 from gnome_env.nerts.nerts_v0 import RENDER_MODES, NertsParallelEnv
-from gnome_env.nerts.policies import RandomPolicy
 
 ENV_ID = "gnome_env/Nerts-v0"
 RANDOM_SEAT = "random"
 #: keywords of the Parallel env's old spellings, refused here (this env never had them)
 OLD_KEYWORDS = {"players": "num_players", "reward": "reward_mode"}
-_OPPONENT_SHAPES = (
-    "a bot (an object with decide(view) -> int), a policy (an object with "
-    "act(observation, mask) -> int) or a factory(seed, config) returning one"
-)
+_OPPONENT_SHAPES = OPPONENT_SHAPES
 
 
 def check_seat_counts(num_players: object) -> tuple[int, ...]:
     """The seat counts a ``num_players`` argument allows (N3): an int in 2..6 or a non-empty
     list or tuple of them; anything else is a ``ValueError``."""
-    allowed = f"an integer in {MIN_PLAYERS}..{MAX_PLAYERS} or a non-empty list of them"
-    values = num_players if isinstance(num_players, (list, tuple)) else [num_players]
-    if not values or any(
-        isinstance(n, (bool, np.bool_))
-        or not isinstance(n, (int, np.integer))
-        or not MIN_PLAYERS <= n <= MAX_PLAYERS
-        for n in values
-    ):
-        raise ValueError(f"num_players={num_players!r} is not allowed: must be {allowed}")
-    return tuple(int(n) for n in values)
-
-
-def opponent_shape(obj: object) -> str | None:
-    """``"factory"`` (a class or a callable without ``decide``/``act``), ``"bot"``
-    (``decide``), ``"policy"`` (``act``) or None (none of these)."""
-    if isinstance(obj, type):
-        return "factory"
-    if callable(getattr(obj, "decide", None)):
-        return "bot"
-    if callable(getattr(obj, "act", None)):
-        return "policy"
-    if callable(obj):
-        return "factory"
-    return None
+    return core_seat_counts(num_players, MIN_PLAYERS, MAX_PLAYERS)
 
 
 def _spec_hint(obj: object) -> str:
-    """For an agent spec string given as an opponent: how to pass that bot instead (the env
-    layer cannot build agents from specs: it does not import ``agents``)."""
-    if not isinstance(obj, str):
-        return ""
-    return f"; for a bot by its spec pass functools.partial(agents.nerts.make_nerts_agent, {obj!r})"
+    return spec_hint(obj, "agents.nerts.make_nerts_agent")
 
 
 class NertsSingleSeatEnv(gymnasium.Env):

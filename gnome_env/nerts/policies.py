@@ -7,16 +7,15 @@
   seat's float32 vector of :mod:`gnome_env.nerts.encoding`, ``mask`` the bool mask of its
   legal actions over the N36 table; the result a legal action id.
 
-:class:`RandomPolicy` is the env's default opponent; it lives here because the env layer may
-not import ``agents`` (docs/architecture.md).
+:class:`RandomPolicy` (the env's default opponent) and :class:`Policy` are the shared ones of
+:mod:`gnome_env.core.opponents`.
 """
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-import numpy as np
-
+from gnome_env.core.opponents import Policy, RandomPolicy
 from gnome_env.nerts.information import NertsView
 
 
@@ -29,28 +28,4 @@ class Bot(Protocol):
         ...
 
 
-@runtime_checkable
-class Policy(Protocol):
-    """Anything that picks an action from an observation and a legal-action mask."""
-
-    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        """Return a legal action id."""
-        ...
-
-
-class RandomPolicy:
-    """Uniformly random over the legal actions, from its own seeded generator."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        """A uniformly random legal action."""
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("RandomPolicy.act: the mask has no legal action")
-        return int(legal[self.rng.integers(legal.size)])
-
-    def __repr__(self) -> str:
-        return f"RandomPolicy(seed={self.seed!r})"
+__all__ = ["Bot", "Policy", "RandomPolicy"]
