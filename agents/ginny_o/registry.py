@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.ginny_o.bots import GreedyGinnyAgent, HeuristicGinnyAgent, RandomGinnyAgent
+from agents.ginny_o.expert import ExpertGinnyAgent
 from gnome_env.ginny_o.config import GinnyConfig
 
 GinnyFactory = Callable[[str | None, int, GinnyConfig | None], Any]
@@ -59,6 +60,7 @@ GINNY_AGENT_FACTORIES: dict[str, GinnyFactory] = {
     "random": _no_argument("random", RandomGinnyAgent),
     "greedy": _no_argument("greedy", GreedyGinnyAgent),
     "heuristic": _no_argument("heuristic", HeuristicGinnyAgent),
+    "expert": _no_argument("expert", ExpertGinnyAgent),
     "ppo": _learned("ppo", sample=False),
     "ppo-sample": _learned("ppo-sample", sample=True),
 }

@@ -20,7 +20,7 @@ SPEC = GameSpec(
             "gymnasium", "gnome_env/GinnyO-v0", "gnome_env.ginny_o.gym_env:GinnySingleSeatEnv"
         ),
     ),
-    bots=("random", "greedy", "heuristic"),
+    bots=("random", "greedy", "heuristic", "expert"),
     make_agent="agents.ginny_o.registry:make_ginny_agent",
     known_specs="agents.ginny_o.registry:known_ginny_specs",
     arena="agents.ginny_o.arena:GINNY_ARENA",

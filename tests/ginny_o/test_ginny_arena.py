@@ -116,7 +116,7 @@ def test_table_json_and_rules_line(tmp_path):
     [
         (lambda: _ginny(["random"] * 5, 5, 5), "num_players=5 is not allowed: must be "),
         (lambda: _ginny(["random"] * 2, 3, 3), "give exactly 3 entries"),
-        (lambda: _ginny(["random", "expert"], 2, 2), r"known Ginny-O specs: greedy, heuristic"),
+        (lambda: _ginny(["random", "master"], 2, 2), r"known Ginny-O specs: expert, greedy"),
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"players": 3}), "must agree"),
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"rounds": 3}), "unknown Ginny-O config"),
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"max_turns": 0}), "max_turns=0 is not"),
@@ -172,8 +172,8 @@ def test_gnome_demo_game_ginny_o_plays_a_game_turn_by_turn(capsys):
             "argument --players: 5 is not allowed for --game ginny_o: use 2..4",
         ),
         (
-            ["eval", "--game", "ginny_o", "--lineup", "greedy,expert"],
-            "argument --lineup: unknown Ginny-O agent spec 'expert'; known Ginny-O specs: greedy",
+            ["eval", "--game", "ginny_o", "--lineup", "greedy,master"],
+            "argument --lineup: unknown Ginny-O agent spec 'master'; known Ginny-O specs: expert",
         ),
         (
             ["eval", "--game", "ginny_o", "--players", "3", "--lineup", "greedy,random"],
@@ -212,7 +212,7 @@ def test_gnome_demo_game_ginny_o_plays_a_game_turn_by_turn(capsys):
         (["demo", "--game", "ginny_o", "--record", "r.json"], "argument --record: only with"),
         (
             ["demo", "--game", "ginny_o", "--lineup", "nope"],
-            "known Ginny-O specs: greedy, heuristic",
+            "known Ginny-O specs: expert, greedy, heuristic",
         ),
         (
             ["demo", "--game", "ginny_o", "--lineup", "a,b,c"],

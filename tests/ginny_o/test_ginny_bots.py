@@ -16,6 +16,7 @@ from agents.ginny_o import (
     make_ginny_agent,
 )
 from agents.ginny_o.bots import are_partners, partner_counts, remaining_tiles, weak_slots
+from agents.ginny_o.expert import ExpertGinnyAgent
 from gnome_env.ginny_o import GinnyConfig, GinnyGame, parse_kinds
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import cell
@@ -24,7 +25,7 @@ from gnome_env.ginny_o.information import GinnyView
 from gnome_env.ginny_o.notation import format_placement
 from gnome_env.ginny_o.testing import stacked_game
 
-BOT_SPECS = ("random", "greedy", "heuristic")  # every spec that needs no file
+BOT_SPECS = ("random", "greedy", "heuristic", "expert")  # every spec that needs no file
 TWO = GinnyConfig(num_players=2)
 
 
@@ -60,7 +61,7 @@ def permute_hidden(game: GinnyGame, seat: int, seed: int) -> GinnyGame:
 
 # ---------------------------------------------------------------------- registry
 def test_registry_builds_every_bot_and_lists_the_specs():
-    assert known_ginny_specs() == ("greedy", "heuristic", "ppo", "ppo-sample", "random")
+    assert known_ginny_specs() == ("expert", "greedy", "heuristic", "ppo", "ppo-sample", "random")
     assert isinstance(make_ginny_agent("random", 1), RandomGinnyAgent)
     assert isinstance(make_ginny_agent(" greedy ", 1, TWO), GreedyGinnyAgent)
     bot = make_ginny_agent("heuristic", 7, TWO)
@@ -71,7 +72,7 @@ def test_registry_builds_every_bot_and_lists_the_specs():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("expert", r"unknown Ginny-O agent spec 'expert'; known Ginny-O specs: greedy, heuristic"),
+        ("master", r"unknown Ginny-O agent spec 'master'; known Ginny-O specs: expert, greedy"),
         ("greedy:3", r"'greedy' takes no argument, got 'greedy:3'"),
         ("ppo", r"'ppo' needs a checkpoint path: ppo:PATH"),
         (3, r"must be a string"),
@@ -103,7 +104,10 @@ def test_registry_learned_spec_without_its_module_is_a_clear_error(monkeypatch):
 )
 def test_bots_only_return_legal_actions(config):
     game = GinnyGame(config, 5)
-    bots = [make_ginny_agent(BOT_SPECS[s % 3], 10 + s, config) for s in range(config.num_players)]
+    bots = [
+        make_ginny_agent(BOT_SPECS[s % len(BOT_SPECS)], 10 + s, config)
+        for s in range(config.num_players)
+    ]
     kinds = set()
     for view, action in play(game, bots):
         assert type(action) is int and action in view.legal_actions
@@ -298,3 +302,62 @@ def test_g17_decisions_do_not_depend_on_other_racks_or_the_box(spec):
                 assert twin.decide(GinnyView.from_game(other, seat)) == action
         game.step(action)
     assert checked == 40
+
+
+# ---------------------------------------------------------------------- the equity bot
+def _choice_positions(seed: int, count: int):
+    """Views of the acting seat at ``count`` decision points with 2+ placements, from a game
+    of greedy bots."""
+    game = GinnyGame(TWO, seed)
+    bots = [GreedyGinnyAgent(0, TWO), GreedyGinnyAgent(1, TWO)]
+    out = []
+    for view, _action in play(game, bots):
+        if view.phase == "choose" and len(view.placements) >= 2:
+            out.append(view)
+            if len(out) == count:
+                break
+    return out
+
+
+def test_expert_reply_is_the_mean_best_score_of_the_sampled_racks_after_the_placement():
+    """Checked with the reference generator on a board rebuilt through the engine's own
+    placement of the tiles (an independent path to the same numbers)."""
+    from gnome_env.ginny_o.movegen import generate_reference
+
+    bot = ExpertGinnyAgent(3, TWO)
+    for view in _choice_positions(4, 6):
+        racks = bot.sample_racks(view)
+        assert len(racks) == bot.SAMPLES
+        assert all(sum(r) == 7 for r in racks)
+        unseen = np.asarray(view.unseen)
+        assert all((np.asarray(r) <= unseen).all() for r in racks)  # drawn from the unseen
+        p = view.placements[-1]
+        board = view.board.copy()
+        for c, tile, card in p.tiles:
+            board.put(c, tile == JOKER, card, p.region)
+        want = np.mean(
+            [
+                max((q.score for q in generate_reference(board, r, max_tiles=7)), default=0)
+                for r in racks
+            ]
+        )
+        assert bot.reply(view, p, racks) == pytest.approx(want)
+
+
+def test_expert_takes_the_highest_equity_of_the_heuristic_top_k():
+    """choose() is argmax over the heuristic's top TOP_K of value - REPLY_WEIGHT x reply,
+    with the racks its generator draws; with REPLY_WEIGHT 0 it is the heuristic's choice."""
+    for view in _choice_positions(5, 8):
+        bot = ExpertGinnyAgent(9, TWO)
+        twin = copy.deepcopy(bot)
+        got = bot.choose(view)
+        values = [twin.value(view, p) for p in view.placements]
+        top = sorted(range(len(values)), key=lambda i: (-values[i], i))[: twin.TOP_K]
+        racks = twin.sample_racks(view)
+        equity = {
+            i: values[i] - twin.REPLY_WEIGHT * twin.reply(view, view.placements[i], racks)
+            for i in top
+        }
+        assert equity[got] == max(equity.values())
+        flat = type("Flat", (ExpertGinnyAgent,), {"REPLY_WEIGHT": 0.0, "TOP_K": 1000})(9, TWO)
+        assert flat.choose(view) == HeuristicGinnyAgent(9, TWO).choose(view)

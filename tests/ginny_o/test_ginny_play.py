@@ -203,7 +203,7 @@ def test_gnome_play_game_ginny_o_in_process(monkeypatch, capsys):
     [
         (["--players", "5"], "argument --players: 5 is not allowed for --game ginny_o: use 2..4"),
         (["--seat", "2"], "argument --seat: 2 is not a seat of 2 players"),
-        (["--opponents", "expert"], "known Ginny-O specs: greedy, heuristic"),
+        (["--opponents", "master"], "known Ginny-O specs: expert, greedy, heuristic"),
         (["--players", "3", "--opponents", "a,b,c"], "give one Ginny-O spec for every opponent"),
         (["--max-placements", "0"], "argument --max-placements: max_placements=0 is not"),
         (["--max-turns", "0"], "argument --max-turns: max_turns=0 is not allowed"),
