@@ -12,6 +12,11 @@ illegal id is an error (the engine raises, nothing is substituted). Ranks follow
 higher final score first, a tie broken by the smaller rack penalty; seats equal on both
 share the rank and the win. A game has one scoring unit, so the table's ``mean game`` is the
 mean final score, the same as ``mean total``.
+
+A saved game (``run_arena(..., game="ginny_o", save_games=DIR)``, ``gnome eval --game
+ginny_o --save-games DIR``) is a Ginny-O game record (:mod:`gnome_env.ginny_o.records`): the
+deal seed, the rules and every turn's action ids, with the arena's ``meta``
+(:func:`agents.core.arena.game_meta`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from agents.ginny_o.registry import make_ginny_agent
 from gnome_env.ginny_o.config import MAX_PLAYERS, MIN_PLAYERS, GinnyConfig
 from gnome_env.ginny_o.engine import GinnyGame
 from gnome_env.ginny_o.information import GinnyView
+from gnome_env.ginny_o.records import record_text, to_record
 
 #: A Ginny-O lineup entry: a spec (``"greedy"``) or a factory ``(seed, GinnyConfig) -> agent``.
 GinnyEntry = str | Callable[[int, GinnyConfig], Any]
@@ -94,15 +100,15 @@ def play_ginny_deal(
     list per entry holding its final score: the arena's per-unit scores), ``scores``
     (before penalties), ``penalties``, ``ranks`` and ``win_shares``; plus ``rotation``,
     ``game_seed``, ``first_player``, ``turns``, ``steps``, ``end_reason`` (G29) and the
-    final state's ``digest``. Ginny-O has no game record format yet, so
-    ``record_rotations`` must be empty (``record_meta`` is accepted for the shared call and
-    unused).
+    final state's ``digest``. The games of the rotations in ``record_rotations`` also get a
+    ``"record"``: the Ginny-O game record (:func:`gnome_env.ginny_o.records.to_record`) with
+    the meta of :func:`agents.core.arena.game_meta` (``record_meta`` plus who sat where).
     """
-    if record_rotations:
-        raise ValueError("Ginny-O games cannot be saved: there is no Ginny-O game record format")
     config = GinnyConfig.from_dict({**rules_dict, "num_players": num_players})
 
-    def play(agents: list[Any]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    def play(
+        agents: list[Any], meta: dict[str, Any] | None = None
+    ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
         game = GinnyGame(config, deal_seed)
         steps = play_game(game, agents)
         ranks, shares = game_outcome(game)
@@ -122,10 +128,21 @@ def play_ginny_deal(
             "end_reason": game.end_reason,
             "digest": game.digest(),
         }
+        if meta is not None:
+            extra["record"] = to_record(game, meta)
         return by_seat, extra
 
     build = lambda entry, seed: _build(entry, seed, config)  # noqa: E731
-    return play_rotations(lineup_specs, num_players, deal_seed, agent_seed, build, play)
+    return play_rotations(
+        lineup_specs,
+        num_players,
+        deal_seed,
+        agent_seed,
+        build,
+        play,
+        record_rotations=record_rotations,
+        record_meta=record_meta,
+    )
 
 
 #: Ginny-O in the shared arena.
@@ -140,5 +157,6 @@ GINNY_ARENA = ArenaGame(
     rules_line=_rules_line,
     score_name="game",
     score_key="game_scores",
-    saves_games=False,
+    saves_games=True,
+    record_text=record_text,
 )

@@ -24,6 +24,46 @@ _PLACEMENTS = (
     "--max-placements",
     {"type": int, "help": "G14 placements a player may make in one turn, 1..8 (default 1)"},
 )
+_SAVE_GAMES = (
+    (
+        "--save-games",
+        {
+            "metavar": "DIR",
+            "help": "write Ginny-O game records (JSON: seed, rules, every turn's action ids; "
+            "gnome replay turns one into a page or a GIF) to DIR/game_NNNNNN.json, NNNNNN = "
+            "deal x players + rotation (DIR is created; existing records are kept unless "
+            "--overwrite)",
+        },
+    ),
+    (
+        "--save-every",
+        {
+            "type": int,
+            "metavar": "K",
+            "help": "with --save-games: save every K-th game, those with index %% K == 0 "
+            "(default 1)",
+        },
+    ),
+    (
+        "--overwrite",
+        {
+            "action": "store_true",
+            "help": "with --save-games: replace game records already in DIR",
+        },
+    ),
+)
+_SAVE = (
+    (
+        "--save",
+        {
+            "metavar": "PATH",
+            "help": "after the game (finished or left with quit), write its Ginny-O record "
+            "(JSON; gnome replay turns it into a page) here; checked before the game starts, "
+            "an existing file is refused unless --overwrite",
+        },
+    ),
+    ("--overwrite", {"action": "store_true", "help": "with --save: replace an existing file"}),
+)
 OPTIONS: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "demo": (
         (
@@ -36,8 +76,8 @@ OPTIONS: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
         _TURNS,
         _PLACEMENTS,
     ),
-    "eval": (_TURNS, _PLACEMENTS),
-    "play": (_TURNS, _PLACEMENTS),
+    "eval": (_TURNS, _PLACEMENTS, *_SAVE_GAMES),
+    "play": (_TURNS, _PLACEMENTS, *_SAVE),
 }
 
 
@@ -47,6 +87,69 @@ def config(args: argparse.Namespace, players: int) -> Any:
 
     options = {"max_turns": "--max-turns", "max_placements": "--max-placements"}
     return config_from_options(args, GinnyConfig, ("num_players", players), options)
+
+
+def eval_extras(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
+    """``gnome eval --game ginny_o``'s ``--save-games``, ``--save-every`` and
+    ``--overwrite``: ``run_arena`` keywords and what to print after the table. Records
+    already in DIR that the run would write are a parser error unless ``--overwrite``."""
+    from agents.core.arena import prepare_save_dir, saved_record_paths
+
+    parser: argparse.ArgumentParser = args.parser
+    if args.save_games is None:
+        for flag, value in (("--save-every", args.save_every), ("--overwrite", args.overwrite)):
+            if value:
+                parser.error(f"argument {flag}: only with --save-games DIR")
+        return {}, None
+    every = 1 if args.save_every is None else args.save_every
+    if every < 1:
+        parser.error(
+            f"argument --save-every: {every} is not allowed: use an integer >= 1 "
+            "(1 saves every game, K every K-th game)"
+        )
+    try:
+        directory = prepare_save_dir(args.save_games)
+    except ValueError as err:
+        parser.error(f"argument --save-games: {err}")
+    games = -(-args.games // args.players) * args.players
+    paths = saved_record_paths(directory, games, every)
+    taken = [p.name for p in paths if p.exists()]
+    if taken and not args.overwrite:
+        parser.error(
+            f"argument --save-games: {args.save_games} already holds {len(taken)} of the "
+            f"{len(paths)} records this run writes ({', '.join(taken[:3])}"
+            f"{', ...' if len(taken) > 3 else ''}): use another directory, or --overwrite "
+            "to replace them"
+        )
+
+    def after(result: Any) -> None:
+        print(
+            f"{len(paths)} Ginny-O game records written to {args.save_games} "
+            f"(view one: gnome replay {paths[0]} --html game.html)"
+        )
+
+    return {"save_games": args.save_games, "save_every": every}, after
+
+
+def _check_save(parser: argparse.ArgumentParser, path: str | None, overwrite: bool) -> None:
+    """``gnome play``'s ``--save PATH`` and ``--overwrite``, checked before the game starts
+    (a human does not play a game whose record is then lost)."""
+    from pathlib import Path
+
+    from agents.core.cli import unwritable
+
+    if path is None:
+        if overwrite:
+            parser.error("argument --overwrite: only with --save PATH")
+        return
+    problem = unwritable(path)
+    if problem:
+        parser.error(f"argument --save: {problem}")
+    if Path(path).exists() and not overwrite:
+        parser.error(
+            f"argument --save: {path} already exists: give another file name, or --overwrite "
+            "to replace it"
+        )
 
 
 def _specs() -> list[str]:
@@ -82,7 +185,8 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def play(args: argparse.Namespace) -> int:
-    """``gnome play --game ginny_o``: a human seat against Ginny-O bots (stdin/stdout)."""
+    """``gnome play --game ginny_o``: a human seat against Ginny-O bots (stdin/stdout);
+    with ``--save PATH`` the game's record is written when it ends or the human leaves."""
     from agents.ginny_o.human import play_ginny_interactive
     from agents.ginny_o.registry import make_ginny_agent
 
@@ -90,6 +194,8 @@ def play(args: argparse.Namespace) -> int:
     n = args.players
     check_seat(parser, args.seat, n)
     check_seed(parser, args.seed)
+    save, overwrite = getattr(args, "save", None), bool(getattr(args, "overwrite", None))
+    _check_save(parser, save, overwrite)
     rules = config(args, n)
     others = [s for s in range(n) if s != args.seat]
     specs = parse_lineup(
@@ -108,5 +214,27 @@ def play(args: argparse.Namespace) -> int:
     names = ["you"] * n
     for spec, s in zip(specs, others, strict=True):
         names[s] = spec
-    play_ginny_interactive(rules, args.seat, opponents, ask, print, seed=args.seed, names=names)
+    game = play_ginny_interactive(
+        rules, args.seat, opponents, ask, print, seed=args.seed, names=names
+    )
+    if save is not None:
+        from gnome_env.ginny_o.records import save_record
+
+        players = ["human" if s == args.seat else names[s] for s in range(n)]
+        meta = {
+            "source": "gnome play",
+            "num_players": n,
+            "players": players,
+            "human_seat": args.seat,
+            "seed": args.seed,
+        }
+        try:
+            save_record(game, save, meta, overwrite=overwrite)
+        except OSError as err:  # FileExistsError too: the file appeared during the game
+            print(
+                f"gnome play: error: cannot write the record to {save!r}: {err.strerror or err}",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"record written to {save} (view it: gnome replay {save} --html game.html)")
     return 0

@@ -30,8 +30,10 @@ SPEC = GameSpec(
         "options": "agents.ginny_o.cli:OPTIONS",
         "config": "agents.ginny_o.cli:config",
         "demo": "agents.ginny_o.cli:demo",
+        "eval": "agents.ginny_o.cli:eval_extras",
         "play": "agents.ginny_o.cli:play",
         "label": "agents.ginny_o.cli:LABEL",
+        "replay": "agents.ginny_o.replay:replay",
     },
     shipped=(
         ShippedPolicy(

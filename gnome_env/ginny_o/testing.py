@@ -130,6 +130,7 @@ def stacked_game(
 def conformance_hooks():
     """The hooks of the game-agnostic conformance suite (``GameSpec.testing``)."""
     from gnome_env.core.testing import ConformanceHooks
+    from gnome_env.ginny_o import records
     from gnome_env.ginny_o.hidden import permute_hidden
     from gnome_env.ginny_o.validate import check_invariants
 
@@ -138,6 +139,8 @@ def conformance_hooks():
         permute_hidden=permute_hidden,
         check=check_invariants,
         digest=lambda game: game.digest(),
+        to_record=records.to_record,
+        from_record=lambda record: records.replay(record).game,
     )
 
 

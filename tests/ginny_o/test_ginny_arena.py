@@ -91,8 +91,10 @@ def test_play_deal_is_pure_and_factories_are_entries():
     other = play_ginny_deal([LastLegalBot, "random"], 2, rules, 123, 457)
     assert [r["digest"] for r in other] != [r["digest"] for r in first]
     assert [r["game_seed"] for r in first] == [123, 123]
-    with pytest.raises(ValueError, match="cannot be saved"):
-        play_ginny_deal(["random", "random"], 2, rules, 1, 2, record_rotations=[0])
+    saved = play_ginny_deal([LastLegalBot, "random"], 2, rules, 123, 456, record_rotations=[1])
+    record = saved[1].pop("record")  # the rotation saved (gnome_env.ginny_o.records)
+    assert "record" not in saved[0] and record["final"]["digest"] == first[1]["digest"]
+    assert saved == first  # saving changes nothing
 
 
 def test_table_json_and_rules_line(tmp_path):
@@ -120,7 +122,7 @@ def test_table_json_and_rules_line(tmp_path):
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"players": 3}), "must agree"),
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"rounds": 3}), "unknown Ginny-O config"),
         (lambda: _ginny(["random"] * 2, 2, 2, rules={"max_turns": 0}), "max_turns=0 is not"),
-        (lambda: _ginny(["random"] * 2, 2, 2, save_games="x"), "not available for game='ginny_o'"),
+        (lambda: _ginny(["random"] * 2, 2, 2, save_every=0), "save_every=0 is not allowed"),
         (lambda: run_arena(["random"] * 2, 2, 2, game="chess"), "gnoming, nerts, ginny_o"),
     ],
 )
@@ -187,7 +189,7 @@ def test_gnome_demo_game_ginny_o_plays_a_game_turn_by_turn(capsys):
             [*EVAL, "--target", "5"],
             "argument --target: only with --game nerts (this is --game ginny_o)",
         ),
-        ([*EVAL, "--save-games", "d"], "argument --save-games: only with --game gnoming"),
+        ([*EVAL, "--overwrite"], "argument --overwrite: only with --save-games DIR"),
         ([*EVAL, "--max-turns", "0"], "argument --max-turns: max_turns=0 is not allowed"),
         ([*EVAL, "--max-placements", "9"], "argument --max-placements: max_placements=9 is not"),
         (

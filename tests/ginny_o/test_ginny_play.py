@@ -208,7 +208,7 @@ def test_gnome_play_game_ginny_o_in_process(monkeypatch, capsys):
         (["--max-placements", "0"], "argument --max-placements: max_placements=0 is not"),
         (["--max-turns", "0"], "argument --max-turns: max_turns=0 is not allowed"),
         (["--rounds", "2"], "argument --rounds: only with --game gnoming (this is --game ginny_o)"),
-        (["--save", "g.json"], "argument --save: only with --game gnoming"),
+        (["--overwrite"], "argument --overwrite: only with --save PATH"),
         (["--seed", "-2"], "argument --seed: -2 is not allowed"),
     ],
 )

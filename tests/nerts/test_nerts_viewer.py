@@ -289,7 +289,8 @@ def test_gnome_replay_of_a_nerts_record_errors_are_clear(game_log, tmp_path, cap
         ([str(good), "--html", out, "--compare", "greedy"], "--compare: only for Gnoming"),
         ([str(good), "--html", str(taken)], "already exists: give another file name, or"),
         ([str(tmp_path / "chess.json"), "--html", out], "its game 'chess' is not one of"),
-        ([str(tmp_path / "ginny_o.json"), "--html", out], "Ginny-O has no game records"),
+        ([str(tmp_path / "ginny_o.json"), "--html", out],
+         "not a Ginny-O game record: format is 'gnome_env.nerts_record'"),
     ]  # fmt: skip
     for argv, message in cases:
         with pytest.raises(SystemExit) as exc:

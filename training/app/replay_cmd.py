@@ -4,7 +4,8 @@ This module knows no game. It reads the options, checks the output paths, reads 
 (:func:`gnome_env.core.records.read_record`) and hands it to the ``replay`` command hook of
 the game the record names (:func:`gnome_env.core.records.record_game`; ``GameSpec.commands``
 of :mod:`gnome_env.registry`): ``replay(args, record) -> exit status``. The hooks
-(:mod:`agents.gnoming.replay`, :mod:`agents.nerts.replay`) replay the record, write what was
+(:mod:`agents.gnoming.replay`, :mod:`agents.nerts.replay`, :mod:`agents.ginny_o.replay`)
+replay the record, write what was
 asked for with the game's viewer, and report a record that does not replay as one line.
 
 An output file that already exists is refused unless ``--overwrite`` is given.
@@ -40,7 +41,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="write the page for one seat: only what that seat may know (no face-down card "
-        "values, no draw-pile or stock order); default: omniscient view plus every seat's view",
+        "values, no draw-pile or stock order, no other rack); default: omniscient view plus "
+        "every seat's view",
     )
     rp.add_argument(
         "--probs",
@@ -66,7 +68,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--every",
         type=int,
         default=1,
-        help="GIF/MP4: one frame every K decisions (Nerts: steps) (default 1)",
+        help="GIF/MP4: one frame every K decisions (Nerts: steps, Ginny-O: turns) (default 1)",
     )
     rp.add_argument(
         "--overwrite",
