@@ -30,13 +30,33 @@ def cpu_vendor() -> str:
     return "unknown"
 
 
+def cpu_isa() -> str:
+    """``avx512`` when the processor has AVX-512 (``avx512f`` in /proc/cpuinfo's flags), else
+    ``avx2`` or ``other``: torch's CPU kernels take other code paths, and round differently,
+    with and without AVX-512, so two processors of one vendor can give different digests
+    (an AMD EPYC without AVX-512 did not reproduce the AMD pins recorded on another one)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = line.split(":", 1)[1].split()
+                return "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other"
+    except OSError:
+        pass
+    return "other"
+
+
 def pinned_digest(table: dict[str, str], what: str) -> str:
-    """The digest ``table`` pins for this machine's processor vendor; skips (naming the
-    vendor, so that someone can record it) on a processor the table does not know."""
+    """The digest ``table`` pins for this machine's processor: the entry ``VENDOR/ISA``
+    (``AuthenticAMD/avx2``, :func:`cpu_isa`) if there is one, else the entry ``VENDOR``;
+    skips (naming both, so that someone can record it) on a processor the table does not
+    know."""
     vendor = cpu_vendor()
-    if vendor not in table:
-        pytest.skip(f"{what}: no digest recorded for a {vendor} processor (known: {list(table)})")
-    return table[vendor]
+    for key in (f"{vendor}/{cpu_isa()}", vendor):
+        if key in table:
+            return table[key]
+    pytest.skip(
+        f"{what}: no digest recorded for a {vendor}/{cpu_isa()} processor (known: {list(table)})"
+    )
 
 
 #: The engines every rule test (tests/test_rules_*.py) runs on: the pure-Python reference

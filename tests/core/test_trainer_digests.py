@@ -27,8 +27,12 @@ from training.nerts.ppo import train as train_nerts  # noqa: E402
 
 # The AuthenticAMD entries were recorded on 81f2296 (the same trainers as 80e0433), on an AMD
 # EPYC machine, before the trainers moved onto training/core/ppo.py.
+# The AuthenticAMD/avx2 entries were recorded on d3065bb on an AMD EPYC without AVX-512,
+# which reproduces neither AuthenticAMD entry even on the commit that recorded them (5d7c096):
+# the pins hold for a processor kind, not a vendor (conftest.cpu_isa).
 NERTS_SELF_DIGEST = {
     "AuthenticAMD": "ffa67ae0ac534c97c17f035eecd6f33438abeb2cd922a455da3f7cb66d25c74a",
+    "AuthenticAMD/avx2": "43f8f580cc56b4739eec4fd3dabc343da75291fe31f5ba99d418350dfdc55493",
     "GenuineIntel": "13bff3c107c5bbc3e3e81921740091fb99babc08cedd70cc935c8b8f095a0aef",
 }
 # Issue #31 moved the Nerts trainer onto the batched engine and samples only the learner
@@ -36,10 +40,12 @@ NERTS_SELF_DIGEST = {
 # runs (self-play runs draw the same numbers and keep their pins): re-recorded on an Intel
 # Xeon; the AMD entry is to be recorded on an AMD machine.
 NERTS_RANDOM_DIGEST = {
+    "AuthenticAMD/avx2": "8eefc6f1a41546ab5d8fbfdf264e39c7ebb2f5ff11d7b1942f98db21e2134e54",
     "GenuineIntel": "ca4855bc1b5af341f7c6e4bb43887e16a85e26ba2b4b8281d6bb4860153e5d16",
 }
 GINNY_DIGEST = {
     "AuthenticAMD": "8721841dc890f535e5ec7000da7c2fc68b4790a2a47be2245b2a74040a0020d2",
+    "AuthenticAMD/avx2": "cc64adabb43f20cc3493ece998975c4caa5017da2d65d14a819f5e2380128c78",
     "GenuineIntel": "4b388682d3ab189280e5f6bf3a1a352b33e6209d96ed796eee7553caaf43eee1",
 }
 
