@@ -36,6 +36,9 @@ Tested with torchrl 0.14.1, tensordict 0.14.3, torch 2.13.0 (CPU), pettingzoo 1.
 from __future__ import annotations
 
 import argparse
+import json
+import time
+from pathlib import Path
 
 import torch
 from tensordict import TensorDict
@@ -140,7 +143,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-games", type=int, default=20, help="arena games per opponent (0: none)")
     p.add_argument("--eval-opponents", default="random,greedy,expert", help="arena opponent specs")
+    p.add_argument(
+        "--out",
+        help="write the figures (decisions, training time, arena rows) to this new JSON file",
+    )
     args = p.parse_args(argv)
+    if args.out is not None and Path(args.out).exists():
+        p.error(f"--out: {args.out} already exists: give another file name")
     for name in ("steps", "iters", "epochs", "hidden"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be >= 1, got {getattr(args, name)}")
@@ -180,6 +189,7 @@ def main(argv: list[str] | None = None) -> dict:
     optim = torch.optim.Adam(loss.parameters(), lr=args.lr)
 
     used_per_iter = []
+    start = time.perf_counter()
     for it in range(args.iters):
         with torch.no_grad(), set_exploration_type(ExplorationType.RANDOM):
             data = env.rollout(args.steps, actor, break_when_any_done=False)
@@ -188,6 +198,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"iter {it}: {args.steps} steps, {games} games ended, "
               f"{used_per_iter[-1]} decisions used")  # fmt: skip
     env.close()
+    train_s = time.perf_counter() - start
 
     rows = []
     if args.eval_games:
@@ -200,6 +211,15 @@ def main(argv: list[str] | None = None) -> dict:
             {"max_turns": args.max_turns},
             "ginny_o",
         )
+    if args.out is not None:
+        figures = {
+            "args": {k: v for k, v in vars(args).items() if k != "out"},
+            "decisions_collected": args.steps * args.iters,
+            "decisions_used": sum(used_per_iter),
+            "train_s": train_s,
+            "arena": rows,
+        }
+        Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
     return {"rollout": data, "actor": actor, "used": used_per_iter, "arena": rows}
 
 

@@ -7,6 +7,7 @@ Needs TorchRL; ``.ci/run`` runs this file in its own virtual environment (``.ven
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 from pathlib import Path
@@ -255,3 +256,18 @@ def test_bad_flags_exit_with_a_message(example, capsys, flags, message):
         example.main(flags)
     assert info.value.code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_out_writes_the_figures_and_keeps_an_existing_file(example, tmp_path, capsys, one_thread):
+    out = tmp_path / "figures.json"
+    run = example.main([*ARGV, "--iters", "1", "--eval-games", "2", "--out", str(out)])
+    figures = json.loads(out.read_text())
+    assert figures["decisions_collected"] == int(ARGV[ARGV.index("--steps") + 1])
+    assert figures["decisions_used"] == sum(run["used"]) and figures["train_s"] > 0
+    assert figures["arena"] == run["arena"] and len(figures["arena"]) == 3
+    before = out.read_text()
+    with pytest.raises(SystemExit) as info:
+        example.main([*ARGV, "--out", str(out)])
+    assert info.value.code == 2
+    assert "already exists: give another file name" in capsys.readouterr().err
+    assert out.read_text() == before  # nothing lost
