@@ -25,6 +25,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,10 @@ CI_METHOD = (
 )
 RATING_MODEL = "openskill PlackettLuce (defaults mu=25, sigma=25/3), one rate() per game"
 BACKENDS = ("loky", "ray", "dask")
+#: Sequential stopping (``until_significant``): the deals between two looks, and the error
+#: level of the confidence sequence (:mod:`agents.core.sequential`).
+SEQUENTIAL_CHECK_EVERY = 25
+SEQUENTIAL_ALPHA = 0.05
 RECORD_SOURCE = "gnome eval"  #: ``meta["source"]`` of the game records the arena saves
 
 #: The games the arena plays: every registered game (:mod:`gnome_env.registry`), whose
@@ -348,7 +353,32 @@ class ArenaResult:
             f"{title}: {n} players, {s['games']} games = {s['deals']} deals x {n} seat "
             f"rotations (common deals), seed {s['seed']}, workers {s['workers']}"
         ]
-        if s["games"] != s["games_requested"]:
+        seq = s.get("sequential")
+        if seq is not None:
+            interval = (
+                f"the 95% confidence sequence of {seq['entry']}'s win rate, "
+                f"[{seq['cs_low']:.3f}, {seq['cs_high']:.3f}],"
+            )
+            if seq["stopped_early"]:
+                verdict = (
+                    f"stopped after {seq['games_used']} of at most {seq['max_games']} games: "
+                    f"{interval} excludes {seq['against']:.3f}"
+                )
+            elif seq["significant"]:
+                verdict = (
+                    f"significant after all {seq['games_used']} games: {interval} excludes "
+                    f"{seq['against']:.3f}"
+                )
+            else:
+                verdict = (
+                    f"played all {seq['games_used']} games: {interval} still holds "
+                    f"{seq['against']:.3f} (not significant)"
+                )
+            lines.append(
+                f"until significant (looked every {seq['check_every_deals']} deals; an "
+                f"anytime-valid interval, wider than the fixed-size CI below): {verdict}"
+            )
+        elif s["games"] != s["games_requested"]:
             lines.append(
                 f"note: {s['games_requested']} games requested, rounded up to {s['games']} "
                 f"(a multiple of {n} players, so every entry plays every seat equally often)"
@@ -557,6 +587,9 @@ def run_games(
     address: str | None = None,
     save_games: str | os.PathLike[str] | None = None,
     save_every: int = 1,
+    until_significant: bool = False,
+    against: float | None = None,
+    check_every: int = SEQUENTIAL_CHECK_EVERY,
 ) -> ArenaResult:
     """The arena run of :func:`run_arena` for one :class:`ArenaGame`."""
     if backend not in BACKENDS:
@@ -575,6 +608,12 @@ def run_games(
     check_int("workers", workers, 1)
     check_int("seed", seed, 0, rng.MAX_SEED - 1)
     check_int("save_every", save_every, 1)
+    check_int("check_every", check_every, 1)
+    if against is not None and not until_significant:
+        raise ValueError("against is only for until_significant=True (the rate it tests)")
+    target = 1.0 / n if against is None else against
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
+        raise ValueError(f"against={against!r} is not allowed: a win rate strictly between 0 and 1")
     rules_dict = game.rules_dict(rules, n)
     for entry in lineup:
         if isinstance(entry, str):
@@ -613,18 +652,37 @@ def run_games(
         for d in range(deals)
     )
     records: list[dict[str, Any]] = []
+    sequence = None
+    if until_significant:
+        from agents.core.sequential import BettingConfidenceSequence
+
+        sequence = BettingConfidenceSequence(SEQUENTIAL_ALPHA, points=[float(target)])
+    # Without sequential stopping every deal is one batch; with it, the deals come in
+    # batches of check_every (a fixed number, so that where a run stops does not depend on
+    # the workers or the backend) and the run stops after the first batch whose end
+    # rejects the target rate.
+    step = deals if sequence is None else int(check_every)
+    stopped = False
     with tqdm(
         total=deals * n, unit="game", desc="arena", file=sys.stderr, disable=not progress
     ) as bar:
         parallel = _parallel(backend, int(workers), address)
-        for d, deal_records in enumerate(parallel(tasks)):  # generator keeps deal order
-            for rec in deal_records:
-                game_record = rec.pop("record", None)
-                if game_record is not None and save_dir is not None:
-                    path = save_dir / record_file_name(d * n + rec["rotation"])
-                    _write_json(path, game_record, game.record_text)
-                records.append({"deal": d, **rec})
-            bar.update(n)
+        for first in range(0, deals, step):
+            batch = islice(tasks, min(step, deals - first))
+            for d, deal_records in enumerate(parallel(batch), start=first):  # deal order
+                for rec in deal_records:
+                    game_record = rec.pop("record", None)
+                    if game_record is not None and save_dir is not None:
+                        path = save_dir / record_file_name(d * n + rec["rotation"])
+                        _write_json(path, game_record, game.record_text)
+                    records.append({"deal": d, **rec})
+                if sequence is not None:
+                    sequence.update([float(np.mean([r["win_shares"][0] for r in deal_records]))])
+                bar.update(n)
+            if sequence is not None and sequence.rejects(float(target)):
+                stopped = True
+                break
+    played = len(records) // n
     settings: dict[str, Any] = {} if game.name == "gnoming" else {"game": game.name}
     settings.update(
         {
@@ -632,8 +690,8 @@ def run_games(
             "names": names,
             "num_players": n,
             "games_requested": int(games),
-            "games": deals * n,
-            "deals": deals,
+            "games": played * n,
+            "deals": played,
             "seed": int(seed),
             "workers": int(workers),
             "backend": backend,
@@ -642,6 +700,24 @@ def run_games(
             "rating_model": RATING_MODEL,
         }
     )
+    if sequence is not None:
+        from agents.core.sequential import METHOD
+
+        low, high = sequence.interval()
+        settings["sequential"] = {
+            "entry": names[0],
+            "against": float(target),
+            "alpha": SEQUENTIAL_ALPHA,
+            "check_every_deals": int(check_every),
+            "max_games": deals * n,
+            "stopped_early": stopped and played < deals,
+            "significant": stopped,
+            "games_used": played * n,
+            "deals_used": played,
+            "cs_low": low,
+            "cs_high": high,
+            "method": METHOD,
+        }
     stats = summarize(names, records, game.score_key)
     return ArenaResult(tuple(names), tuple(stats), tuple(records), settings)
 
@@ -659,6 +735,9 @@ def run_arena(
     save_games: str | os.PathLike[str] | None = None,
     save_every: int = 1,
     game: str = "gnoming",
+    until_significant: bool = False,
+    against: float | None = None,
+    check_every: int = SEQUENTIAL_CHECK_EVERY,
 ) -> ArenaResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) of ``lineup``.
 
@@ -684,6 +763,14 @@ def run_arena(
     ``source``, ``num_players``, ``lineup``, ``players`` (the entry label at each seat),
     ``seats`` (the seat of each entry), ``arena_seed``, ``deal``, ``rotation``,
     ``game_index`` and ``agent_seeds`` (by seat). Saving does not change the result.
+
+    ``until_significant``: play the deals in batches of ``check_every`` and stop after the
+    first batch at whose end the confidence sequence of the first lineup entry's win rate
+    (:mod:`agents.core.sequential`: valid however often it is looked at, 95%) excludes
+    ``against`` (default 1/n); ``games`` is then the most it plays.
+    ``settings["sequential"]`` reports the games used, whether it stopped early and the
+    sequence's interval; the stats are over the games played. Where a run stops depends
+    only on ``seed`` and ``check_every``, never on the workers or the backend.
     """
     return run_games(
         arena_game(game),
@@ -698,6 +785,9 @@ def run_arena(
         address=address,
         save_games=save_games,
         save_every=save_every,
+        until_significant=until_significant,
+        against=against,
+        check_every=check_every,
     )
 
 

@@ -131,6 +131,14 @@ def _check_run_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
     if args.address is not None and args.backend == "loky":
         parser.error("argument --address: only with --backend ray or --backend dask")
+    if args.against is not None:
+        if not args.until_significant:
+            parser.error("argument --against: only with --until-significant")
+        if not 0 < args.against < 1:
+            parser.error(
+                f"argument --against: {args.against} is not allowed: a win rate strictly "
+                "between 0 and 1 (default 1/n)"
+            )
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -159,6 +167,8 @@ def _eval(args: argparse.Namespace) -> int:
             backend=args.backend,
             address=args.address,
             game=spec.name,
+            until_significant=args.until_significant,
+            against=args.against,
             **extras,
         )
     except ValueError as err:
@@ -335,6 +345,22 @@ def _add_eval(sub: Any) -> None:
         help="cluster to join: for ray, a Ray address ('auto': the cluster this machine "
         "belongs to; default: RAY_ADDRESS or a local Ray); for dask, a scheduler address "
         "(default: a local cluster of --workers processes)",
+    )
+    ev.add_argument(
+        "--until-significant",
+        action="store_true",
+        help="sequential stopping: play the deals in batches of 25 and stop as soon as an "
+        "anytime-valid 95%% interval (a confidence sequence, valid however often it is looked "
+        "at) of the first lineup entry's win rate excludes --against; --games is then the "
+        "most it plays, and the table says how many it used (docs/arena.md)",
+    )
+    ev.add_argument(
+        "--against",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="with --until-significant: the win rate to exclude, 0 < RATE < 1 (default 1/n, "
+        "equal strength)",
     )
     ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
     ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
