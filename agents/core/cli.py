@@ -173,3 +173,37 @@ def unwritable(path: str) -> str | None:
     else:
         probe.unlink()
     return None
+
+
+def add_sequential_options(parser: argparse.ArgumentParser) -> None:
+    """``gnome eval``'s ``--until-significant`` and ``--against`` (sequential stopping,
+    :func:`agents.core.arena.run_arena`'s ``until_significant`` and ``against``)."""
+    parser.add_argument(
+        "--until-significant",
+        action="store_true",
+        help="sequential stopping: play the deals in batches of 25 and stop as soon as an "
+        "anytime-valid 95%% interval (a confidence sequence, valid however often it is looked "
+        "at) of the first lineup entry's win rate excludes --against; --games is then the "
+        "most it plays, and the table says how many it used (docs/arena.md)",
+    )
+    parser.add_argument(
+        "--against",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="with --until-significant: the win rate to exclude, 0 < RATE < 1 (default 1/n, "
+        "equal strength)",
+    )
+
+
+def check_sequential_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--against`` only with ``--until-significant``, and strictly between 0 and 1."""
+    if args.against is None:
+        return
+    if not args.until_significant:
+        parser.error("argument --against: only with --until-significant")
+    if not 0 < args.against < 1:
+        parser.error(
+            f"argument --against: {args.against} is not allowed: a win rate strictly between 0 "
+            "and 1 (default 1/n)"
+        )

@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from agents.core.cli import add_sequential_options, check_sequential_flags
 from gnome_env.core.spec import GameSpec
 from gnome_env.registry import game_names, games, get_game
 from training.app.bench_cmd import run_bench
@@ -131,14 +132,7 @@ def _check_run_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error(f"argument --seed: {args.seed} is not allowed: use a non-negative integer")
     if args.address is not None and args.backend == "loky":
         parser.error("argument --address: only with --backend ray or --backend dask")
-    if args.against is not None:
-        if not args.until_significant:
-            parser.error("argument --against: only with --until-significant")
-        if not 0 < args.against < 1:
-            parser.error(
-                f"argument --against: {args.against} is not allowed: a win rate strictly "
-                "between 0 and 1 (default 1/n)"
-            )
+    check_sequential_flags(parser, args)
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -346,22 +340,7 @@ def _add_eval(sub: Any) -> None:
         "belongs to; default: RAY_ADDRESS or a local Ray); for dask, a scheduler address "
         "(default: a local cluster of --workers processes)",
     )
-    ev.add_argument(
-        "--until-significant",
-        action="store_true",
-        help="sequential stopping: play the deals in batches of 25 and stop as soon as an "
-        "anytime-valid 95%% interval (a confidence sequence, valid however often it is looked "
-        "at) of the first lineup entry's win rate excludes --against; --games is then the "
-        "most it plays, and the table says how many it used (docs/arena.md)",
-    )
-    ev.add_argument(
-        "--against",
-        type=float,
-        default=None,
-        metavar="RATE",
-        help="with --until-significant: the win rate to exclude, 0 < RATE < 1 (default 1/n, "
-        "equal strength)",
-    )
+    add_sequential_options(ev)
     ev.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
     ev.add_argument("--csv", default=None, metavar="PATH", help="write the results as CSV")
     ev.add_argument("--plot", default=None, metavar="PATH", help="write a win-rate plot (PNG)")
