@@ -90,45 +90,11 @@ def config(args: argparse.Namespace, players: int) -> Any:
 
 
 def eval_extras(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
-    """``gnome eval --game ginny_o``'s ``--save-games``, ``--save-every`` and
-    ``--overwrite``: ``run_arena`` keywords and what to print after the table. Records
-    already in DIR that the run would write are a parser error unless ``--overwrite``."""
-    from agents.core.arena import prepare_save_dir, saved_record_paths
+    """``gnome eval --game ginny_o``'s ``--save-games``, ``--save-every`` and ``--overwrite``
+    (:func:`agents.core.cli.save_games_extras`)."""
+    from agents.core.cli import save_games_extras
 
-    parser: argparse.ArgumentParser = args.parser
-    if args.save_games is None:
-        for flag, value in (("--save-every", args.save_every), ("--overwrite", args.overwrite)):
-            if value:
-                parser.error(f"argument {flag}: only with --save-games DIR")
-        return {}, None
-    every = 1 if args.save_every is None else args.save_every
-    if every < 1:
-        parser.error(
-            f"argument --save-every: {every} is not allowed: use an integer >= 1 "
-            "(1 saves every game, K every K-th game)"
-        )
-    try:
-        directory = prepare_save_dir(args.save_games)
-    except ValueError as err:
-        parser.error(f"argument --save-games: {err}")
-    games = -(-args.games // args.players) * args.players
-    paths = saved_record_paths(directory, games, every)
-    taken = [p.name for p in paths if p.exists()]
-    if taken and not args.overwrite:
-        parser.error(
-            f"argument --save-games: {args.save_games} already holds {len(taken)} of the "
-            f"{len(paths)} records this run writes ({', '.join(taken[:3])}"
-            f"{', ...' if len(taken) > 3 else ''}): use another directory, or --overwrite "
-            "to replace them"
-        )
-
-    def after(result: Any) -> None:
-        print(
-            f"{len(paths)} Ginny-O game records written to {args.save_games} "
-            f"(view one: gnome replay {paths[0]} --html game.html)"
-        )
-
-    return {"save_games": args.save_games, "save_every": every}, after
+    return save_games_extras(args, "Ginny-O")
 
 
 def _check_save(parser: argparse.ArgumentParser, path: str | None, overwrite: bool) -> None:
