@@ -209,6 +209,39 @@ def check_sequential_flags(parser: argparse.ArgumentParser, args: argparse.Names
         )
 
 
+def save_games_options(records: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """``gnome eval``'s ``--save-games``, ``--save-every`` and ``--overwrite`` for a game whose
+    arena writes records; ``records`` says what they are, e.g. ``"Nerts game records (JSON:
+    seed, rules, every step's joint action"`` (read with :func:`save_games_extras`)."""
+    return (
+        (
+            "--save-games",
+            {
+                "metavar": "DIR",
+                "help": f"write {records}; gnome replay turns one into a page or a GIF) to "
+                "DIR/game_NNNNNN.json, NNNNNN = deal x players + rotation (DIR is created; "
+                "existing records are kept unless --overwrite)",
+            },
+        ),
+        (
+            "--save-every",
+            {
+                "type": int,
+                "metavar": "K",
+                "help": "with --save-games: save every K-th game, those with index %% K == 0 "
+                "(default 1)",
+            },
+        ),
+        (
+            "--overwrite",
+            {
+                "action": "store_true",
+                "help": "with --save-games: replace game records already in DIR",
+            },
+        ),
+    )
+
+
 def save_games_extras(args: argparse.Namespace, title: str) -> tuple[dict[str, Any], Any]:
     """``gnome eval``'s ``--save-games``, ``--save-every`` and ``--overwrite`` for a game whose
     records are written by the arena (``title``: its name in the closing line, ``Nerts``):

@@ -14,6 +14,7 @@ from agents.core.cli import (
     demo_lineup,
     make_agents,
     parse_lineup,
+    save_games_options,
 )
 
 LABEL = "Ginny-O "
@@ -24,34 +25,7 @@ _PLACEMENTS = (
     "--max-placements",
     {"type": int, "help": "G14 placements a player may make in one turn, 1..8 (default 1)"},
 )
-_SAVE_GAMES = (
-    (
-        "--save-games",
-        {
-            "metavar": "DIR",
-            "help": "write Ginny-O game records (JSON: seed, rules, every turn's action ids; "
-            "gnome replay turns one into a page or a GIF) to DIR/game_NNNNNN.json, NNNNNN = "
-            "deal x players + rotation (DIR is created; existing records are kept unless "
-            "--overwrite)",
-        },
-    ),
-    (
-        "--save-every",
-        {
-            "type": int,
-            "metavar": "K",
-            "help": "with --save-games: save every K-th game, those with index %% K == 0 "
-            "(default 1)",
-        },
-    ),
-    (
-        "--overwrite",
-        {
-            "action": "store_true",
-            "help": "with --save-games: replace game records already in DIR",
-        },
-    ),
-)
+_SAVE_GAMES = save_games_options("Ginny-O game records (JSON: seed, rules, every turn's action ids")
 _SAVE = (
     (
         "--save",

@@ -16,6 +16,7 @@ from agents.core.cli import (
     demo_lineup,
     make_agents,
     parse_lineup,
+    save_games_options,
 )
 
 LABEL = "Nerts "
@@ -32,34 +33,7 @@ _RULES = (
     ),
     ("--max-steps", {"type": int, "help": "N28 step cap per hand (default 1000)"}),
 )
-_SAVE = (
-    (
-        "--save-games",
-        {
-            "metavar": "DIR",
-            "help": "write Nerts game records (JSON: seed, rules, every step's joint action; "
-            "gnome replay turns one into a page or a GIF) to DIR/game_NNNNNN.json, NNNNNN = "
-            "deal x players + rotation (DIR is created; existing records are kept unless "
-            "--overwrite)",
-        },
-    ),
-    (
-        "--save-every",
-        {
-            "type": int,
-            "metavar": "K",
-            "help": "with --save-games: save every K-th game, those with index %% K == 0 "
-            "(default 1)",
-        },
-    ),
-    (
-        "--overwrite",
-        {
-            "action": "store_true",
-            "help": "with --save-games: replace game records already in DIR",
-        },
-    ),
-)
+_SAVE = save_games_options("Nerts game records (JSON: seed, rules, every step's joint action")
 OPTIONS: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "demo": (
         (

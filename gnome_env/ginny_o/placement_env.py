@@ -193,7 +193,6 @@ def observation(view: GinnyView, k: int, order: list[int]) -> dict[str, np.ndarr
 def turn_actions(view: GinnyView, order: list[int], k: int, action: int) -> tuple[int, ...] | None:
     """The atomic ids that whole-turn ``action`` plays from the acting seat's ``view`` (with
     the candidates ``order``, :func:`candidate_order`), or None when it is not legal now."""
-    legal = set(view.legal_actions)
     if action < k:
         if action >= len(order):
             return None
@@ -208,14 +207,21 @@ def turn_actions(view: GinnyView, order: list[int], k: int, action: int) -> tupl
         seq = (A.PASS,)
     else:
         return None
-    return seq if seq[0] in legal else None
+    return seq if seq[0] in view.legal_actions else None
 
 
 def turn_mask(view: GinnyView, order: list[int], k: int) -> np.ndarray:
-    """Bool mask over the ``k + 10`` whole-turn actions of ``view``: exactly the legal ones."""
-    return np.array(
-        [turn_actions(view, order, k, a) is not None for a in range(k + NUM_OTHER)], dtype=bool
-    )
+    """Bool mask over the ``k + 10`` whole-turn actions of ``view``: exactly the legal ones
+    (those :func:`turn_actions` gives ids for). A candidate is legal when it exists; every
+    other action when its first atomic id is legal, and each of those starts with its own id
+    (RETURN(s), or PASS)."""
+    out = np.zeros(k + NUM_OTHER, dtype=bool)
+    out[: len(order)] = True
+    legal = set(view.legal_actions)
+    out[k + RETURN_ONE : k + RETURN_ALL] = [A.return_slot(s) in legal for s in range(MAX_SLOTS)]
+    out[k + RETURN_ALL] = bool(legal & {A.return_slot(s) for s in range(MAX_SLOTS)})
+    out[k + PASS] = A.PASS in legal
+    return out
 
 
 class GinnyPlacementEnv(gymnasium.Wrapper):
