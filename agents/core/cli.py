@@ -277,9 +277,11 @@ def save_games_extras(args: argparse.Namespace, title: str) -> tuple[dict[str, A
         )
 
     def after(result: Any) -> None:
+        # the games played: fewer than asked for when --until-significant stopped early
+        written = saved_record_paths(directory, result.settings["games"], every)
         print(
-            f"{len(paths)} {title} game records written to {args.save_games} "
-            f"(view one: gnome replay {paths[0]} --html game.html)"
+            f"{len(written)} {title} game records written to {args.save_games} "
+            f"(view one: gnome replay {written[0]} --html game.html)"
         )
 
     return {"save_games": args.save_games, "save_every": every}, after

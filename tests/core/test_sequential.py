@@ -152,3 +152,16 @@ def test_gnome_eval_flags_are_checked(argv, message, capsys):
         main(["eval", "--players", "3", "--lineup", "greedy,random,random", "--games", "6", *argv])
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_saved_games_of_a_run_that_stopped_early_are_counted_as_written(tmp_path, capsys):
+    from training.app.cli import main
+
+    out = tmp_path / "games"
+    argv = ["eval", "--game", "nerts", "--players", "2", "--lineup", "greedy,random"]
+    argv += ["--max-hands", "1", "--games", "400", "--until-significant", "--no-progress"]
+    assert main([*argv, "--save-games", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert 0 < len(written) < 400
+    text = capsys.readouterr().out
+    assert f"{len(written)} Nerts game records written to {out}" in text
