@@ -17,17 +17,23 @@ TESTS = Path(__file__).resolve().parent
 TEST_DIRS = [str(d) for d in sorted(TESTS.iterdir()) if d.is_dir() and d.name[0] not in "._"]
 
 
+def _cpuinfo(field: str) -> str | None:
+    """The value of the first ``field`` line of /proc/cpuinfo, or None (no such line, or no
+    /proc/cpuinfo)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(field):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def cpu_vendor() -> str:
     """The processor's vendor id from /proc/cpuinfo (``GenuineIntel``, ``AuthenticAMD``), or
     ``unknown``: torch's and numba's kernels differ between processors in their last bits,
     so a pinned weights digest holds for the processor it was recorded on."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("vendor_id"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
+    return _cpuinfo("vendor_id") or "unknown"
 
 
 def cpu_isa() -> str:
@@ -35,14 +41,8 @@ def cpu_isa() -> str:
     ``avx2`` or ``other``: torch's CPU kernels take other code paths, and round differently,
     with and without AVX-512, so two processors of one vendor can give different digests
     (an AMD EPYC without AVX-512 did not reproduce the AMD pins recorded on another one)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                flags = line.split(":", 1)[1].split()
-                return "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other"
-    except OSError:
-        pass
-    return "other"
+    flags = (_cpuinfo("flags") or "").split()
+    return "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "other"
 
 
 def pinned_digest(table: dict[str, str], what: str) -> str:
@@ -50,13 +50,11 @@ def pinned_digest(table: dict[str, str], what: str) -> str:
     (``AuthenticAMD/avx2``, :func:`cpu_isa`) if there is one, else the entry ``VENDOR``;
     skips (naming both, so that someone can record it) on a processor the table does not
     know."""
-    vendor = cpu_vendor()
-    for key in (f"{vendor}/{cpu_isa()}", vendor):
+    vendor, isa = cpu_vendor(), cpu_isa()
+    for key in (f"{vendor}/{isa}", vendor):
         if key in table:
             return table[key]
-    pytest.skip(
-        f"{what}: no digest recorded for a {vendor}/{cpu_isa()} processor (known: {list(table)})"
-    )
+    pytest.skip(f"{what}: no digest recorded for a {vendor}/{isa} processor (known: {list(table)})")
 
 
 #: The engines every rule test (tests/test_rules_*.py) runs on: the pure-Python reference
