@@ -51,6 +51,12 @@ BACKENDS = ("loky", "ray", "dask")
 #: level of the confidence sequence (:mod:`agents.core.sequential`).
 SEQUENTIAL_CHECK_EVERY = 25
 SEQUENTIAL_ALPHA = 0.05
+LUCK_METHOD = (
+    "control variate from chance events (AIVAT without decision terms): each game's outcome "
+    "minus, summed over its chance events, the value after the outcome that happened minus "
+    "the exact expectation of that value over the outcomes that could have happened; "
+    "intervals over per-deal means as for the plain figures"
+)
 RECORD_SOURCE = "gnome eval"  #: ``meta["source"]`` of the game records the arena saves
 
 #: The games the arena plays: every registered game (:mod:`gnome_env.registry`), whose
@@ -82,6 +88,11 @@ class ArenaGame:
     """Whether ``save_games`` is supported (a replayable record format exists)."""
     record_text: Callable[[Mapping[str, Any]], str] | None = None
     """How a saved game record is written (None: indented JSON)."""
+    luck: Callable[[], dict[str, Any]] | None = None
+    """Luck correction (``variance_reduction``): None where the game has none; else a
+    function returning what describes its value function (``settings["variance_reduction"]``),
+    and ``play_deal(..., luck=True)`` adds ``luck_win`` and ``luck_total`` (by lineup entry:
+    the summed correction terms of the game) to each record."""
 
 
 def arena_game(name: str) -> ArenaGame:
@@ -263,7 +274,12 @@ class EntryStats:
     """The metrics of one lineup entry (the fields of the JSON and CSV outputs, in order).
 
     ``mean_round_score`` is the mean score per scoring unit: per round in Gnoming A Round,
-    per hand in Nerts.
+    per hand in Nerts. The ``corrected_*`` fields and the variance-reduction factors are set
+    only by a run with the luck correction (``variance_reduction=True``; None otherwise, and
+    then left out of the JSON and CSV): the mean of the luck-corrected win shares and game
+    totals with their 95% intervals over per-deal means, and the factors
+    ``variance_reduction`` (plain variance of the per-deal mean win shares / corrected one)
+    and ``total_variance_reduction`` (the same for totals).
     """
 
     name: str
@@ -276,9 +292,85 @@ class EntryStats:
     mean_rank: float
     rating_mu: float
     rating_sigma: float
+    corrected_win_rate: float | None = None
+    corrected_ci_low: float | None = None
+    corrected_ci_high: float | None = None
+    variance_reduction: float | None = None
+    corrected_mean_total: float | None = None
+    corrected_total_ci_low: float | None = None
+    corrected_total_ci_high: float | None = None
+    total_variance_reduction: float | None = None
+
+    def fields_dict(self) -> dict[str, Any]:
+        """The fields, without the corrected ones of a run that did not compute them."""
+        out = asdict(self)
+        if self.corrected_win_rate is None:
+            for name in CORRECTED_FIELDS:
+                out.pop(name)
+        return out
 
 
-STAT_FIELDS = tuple(f.name for f in fields(EntryStats))
+_ALL_FIELDS = tuple(f.name for f in fields(EntryStats))
+#: The fields of every run's JSON and CSV entries, in order.
+STAT_FIELDS = _ALL_FIELDS[: _ALL_FIELDS.index("corrected_win_rate")]
+#: The fields a run with the luck correction adds after them.
+CORRECTED_FIELDS = _ALL_FIELDS[len(STAT_FIELDS) :]
+
+
+def _mean_ci(samples: Sequence[float], z: float = Z_95) -> tuple[float, float, float]:
+    """Mean and normal-approximation interval (not clipped); the interval is infinite for
+    fewer than 2 samples."""
+    x = np.asarray(samples, dtype=np.float64)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, -math.inf, math.inf
+    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return mean, mean - half, mean + half
+
+
+def _ratio(plain: Sequence[float], corrected: Sequence[float]) -> float:
+    """Variance of ``plain`` / variance of ``corrected`` (nan with fewer than 2 samples;
+    inf when the corrected variance is 0 and the plain one is not)."""
+    if len(plain) < 2:
+        return math.nan
+    vp = float(np.var(plain, ddof=1))
+    vc = float(np.var(corrected, ddof=1))
+    if vc == 0.0:
+        return math.nan if vp == 0.0 else math.inf
+    return vp / vc
+
+
+def corrected_stats(entry: int, ordered: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The corrected fields of :class:`EntryStats` for lineup entry ``entry``: every record
+    carries ``luck_win`` and ``luck_total`` (the game's summed correction terms by entry),
+    subtracted from the win share and the total; intervals over per-deal means."""
+    plain: dict[int, list[float]] = {}
+    fixed: dict[int, list[float]] = {}
+    plain_t: dict[int, list[float]] = {}
+    fixed_t: dict[int, list[float]] = {}
+    for rec in ordered:
+        d = rec["deal"]
+        share, total = float(rec["win_shares"][entry]), float(rec["totals"][entry])
+        plain.setdefault(d, []).append(share)
+        fixed.setdefault(d, []).append(share - float(rec["luck_win"][entry]))
+        plain_t.setdefault(d, []).append(total)
+        fixed_t.setdefault(d, []).append(total - float(rec["luck_total"][entry]))
+    means = {
+        k: [float(np.mean(v)) for v in m.values()]
+        for k, m in (("p", plain), ("f", fixed), ("pt", plain_t), ("ft", fixed_t))
+    }
+    win, low, high = _mean_ci(means["f"])
+    total, t_low, t_high = _mean_ci(means["ft"])
+    return {
+        "corrected_win_rate": win,
+        "corrected_ci_low": low,
+        "corrected_ci_high": high,
+        "variance_reduction": _ratio(means["p"], means["f"]),
+        "corrected_mean_total": total,
+        "corrected_total_ci_low": t_low,
+        "corrected_total_ci_high": t_high,
+        "total_variance_reduction": _ratio(means["pt"], means["ft"]),
+    }
 
 
 def summarize(
@@ -310,6 +402,7 @@ def summarize(
         _, low, high = normal_ci([float(np.mean(v)) for v in per_deal.values()])
         shares = [rec["win_shares"][i] for rec in ordered]
         unit_scores = [x for rec in ordered for x in rec[score_key][i]]
+        corrected = corrected_stats(i, ordered) if "luck_win" in ordered[0] else {}
         out.append(
             EntryStats(
                 name=name,
@@ -322,6 +415,7 @@ def summarize(
                 mean_rank=float(np.mean([rec["ranks"][i] for rec in ordered])),
                 rating_mu=float(ratings[i].mu),
                 rating_sigma=float(ratings[i].sigma),
+                **corrected,
             )
         )
     return out
@@ -403,14 +497,43 @@ class ArenaResult:
                 f"{st.mean_total:>10.2f}  {st.mean_rank:>9.2f}  {rating:>17}"
             )
         lines.append(f"(equal strength: win rate {1 / n:.3f}, mean rank {(n + 1) / 2:.2f})")
+        if self.stats[0].corrected_win_rate is not None:
+            lines += ["", *self._corrected_lines(width)]
         return "\n".join(lines)
+
+    def _corrected_lines(self, width: int) -> list[str]:
+        """The luck-corrected block of the table (``variance_reduction=True``)."""
+        head = (
+            f"{'entry':<{width}}  {'corrected win rate [95% CI]':<28}  {'var. red.':>9}  "
+            f"{'corrected mean total [95% CI]':<31}  {'var. red.':>9}"
+        )
+        lines = [
+            "luck-corrected (each chance event's value minus its expectation subtracted, "
+            "docs/arena.md); var. red. = plain / corrected variance of the per-deal means",
+            head,
+            "-" * len(head),
+        ]
+        for st in self.stats:
+            ci = (
+                f"{st.corrected_win_rate:.3f} "
+                f"[{st.corrected_ci_low:.3f}, {st.corrected_ci_high:.3f}]"
+            )
+            tot = (
+                f"{st.corrected_mean_total:.2f} [{st.corrected_total_ci_low:.2f}, "
+                f"{st.corrected_total_ci_high:.2f}]"
+            )
+            lines.append(
+                f"{st.name:<{width}}  {ci:<28}  {st.variance_reduction:>8.2f}x  {tot:<31}  "
+                f"{st.total_variance_reduction:>8.2f}x"
+            )
+        return lines
 
     def __str__(self) -> str:
         return self.table()
 
     def to_dict(self) -> dict[str, Any]:
         """``{"settings": ..., "entries": [one record of STAT_FIELDS per entry]}``."""
-        return {"settings": self.settings, "entries": [asdict(st) for st in self.stats]}
+        return {"settings": self.settings, "entries": [st.fields_dict() for st in self.stats]}
 
     def to_json(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON."""
@@ -418,11 +541,12 @@ class ArenaResult:
 
     def to_csv(self, path: str | Path) -> None:
         """Write one row per entry with the columns :data:`STAT_FIELDS`."""
+        rows = [st.fields_dict() for st in self.stats]
         with Path(path).open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=STAT_FIELDS)
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
             writer.writeheader()
-            for st in self.stats:
-                writer.writerow(asdict(st))
+            for row in rows:
+                writer.writerow(row)
 
     def plot(self, path: str | Path) -> None:
         """Save a PNG: win rate per entry with its 95% CI, and the equal-strength line 1/n."""
@@ -590,6 +714,7 @@ def run_games(
     until_significant: bool = False,
     against: float | None = None,
     check_every: int = SEQUENTIAL_CHECK_EVERY,
+    variance_reduction: bool = False,
 ) -> ArenaResult:
     """The arena run of :func:`run_arena` for one :class:`ArenaGame`."""
     if backend not in BACKENDS:
@@ -623,6 +748,12 @@ def run_games(
                 f"lineup entry {entry!r} is not allowed: use an agent spec string or a "
                 "factory(seed, config) -> agent"
             )
+    if variance_reduction and game.luck is None:
+        raise ValueError(
+            f"variance_reduction is not available for game={game.name!r} yet: its arena has "
+            "no luck correction (games with one: "
+            f"{', '.join(g for g in GAMES if arena_game(g).luck is not None)})"
+        )
     if save_games is not None and not game.saves_games:
         raise ValueError(
             f"save_games is not available for game={game.name!r}: it has no game record format"
@@ -648,6 +779,7 @@ def run_games(
             *deal_seeds(int(seed), d),
             record_rotations=saved_rotations(d),
             record_meta={"source": RECORD_SOURCE, "arena_seed": int(seed), "deal": d},
+            **({"luck": True} if variance_reduction else {}),
         )
         for d in range(deals)
     )
@@ -700,6 +832,8 @@ def run_games(
             "rating_model": RATING_MODEL,
         }
     )
+    if variance_reduction:
+        settings["variance_reduction"] = {"method": LUCK_METHOD, **game.luck()}
     if sequence is not None:
         from agents.core.sequential import METHOD
 
@@ -738,6 +872,7 @@ def run_arena(
     until_significant: bool = False,
     against: float | None = None,
     check_every: int = SEQUENTIAL_CHECK_EVERY,
+    variance_reduction: bool = False,
 ) -> ArenaResult:
     """Play ``games`` games (rounded up to a multiple of ``num_players``) of ``lineup``.
 
@@ -771,6 +906,12 @@ def run_arena(
     ``settings["sequential"]`` reports the games used, whether it stopped early and the
     sequence's interval; the stats are over the games played. Where a run stops depends
     only on ``seed`` and ``check_every``, never on the workers or the backend.
+
+    ``variance_reduction`` (Gnoming A Round): also compute each game's luck correction
+    (:mod:`agents.gnoming.luck`) and report the luck-corrected win rate and mean total of
+    every entry, with 95% intervals and the variance-reduction factors (the ``corrected_*``
+    fields of :class:`EntryStats`; ``settings["variance_reduction"]`` describes the value
+    function). The plain figures do not change.
     """
     return run_games(
         arena_game(game),
@@ -788,6 +929,7 @@ def run_arena(
         until_significant=until_significant,
         against=against,
         check_every=check_every,
+        variance_reduction=variance_reduction,
     )
 
 

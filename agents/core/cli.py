@@ -177,7 +177,8 @@ def unwritable(path: str) -> str | None:
 
 def add_sequential_options(parser: argparse.ArgumentParser) -> None:
     """``gnome eval``'s ``--until-significant`` and ``--against`` (sequential stopping,
-    :func:`agents.core.arena.run_arena`'s ``until_significant`` and ``against``)."""
+    :func:`agents.core.arena.run_arena`'s ``until_significant`` and ``against``) and
+    ``--variance-reduction`` (its ``variance_reduction``)."""
     parser.add_argument(
         "--until-significant",
         action="store_true",
@@ -194,10 +195,28 @@ def add_sequential_options(parser: argparse.ArgumentParser) -> None:
         help="with --until-significant: the win rate to exclude, 0 < RATE < 1 (default 1/n, "
         "equal strength)",
     )
+    parser.add_argument(
+        "--variance-reduction",
+        action="store_true",
+        help="also report luck-corrected win rates and mean totals with their 95%% intervals "
+        "and the variance-reduction factors (a control variate from the chance events, "
+        "docs/arena.md; Gnoming A Round only for now); the plain figures do not change",
+    )
 
 
 def check_sequential_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """``--against`` only with ``--until-significant``, and strictly between 0 and 1."""
+    """``--against`` only with ``--until-significant``, and strictly between 0 and 1;
+    ``--variance-reduction`` only for a game whose arena has a luck correction."""
+    if getattr(args, "variance_reduction", False):
+        from agents.core.arena import GAMES, arena_game
+
+        game = getattr(args, "game", "gnoming")
+        if arena_game(game).luck is None:
+            have = ", ".join(g for g in GAMES if arena_game(g).luck is not None)
+            parser.error(
+                f"argument --variance-reduction: not available for --game {game} yet (its "
+                f"arena has no luck correction); games with one: {have}"
+            )
     if args.against is None:
         return
     if not args.until_significant:

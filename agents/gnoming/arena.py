@@ -154,6 +154,7 @@ def play_deal(
     agent_seed: int,
     record_rotations: Sequence[int] = (),
     record_meta: Mapping[str, Any] | None = None,
+    luck: bool = False,
 ) -> list[dict[str, Any]]:
     """Play the ``num_players`` seat rotations of one deal; one record per game.
 
@@ -169,6 +170,9 @@ def play_deal(
     ``num_players``, ``lineup`` (entry labels), ``players`` (the label of the agent at each
     seat), ``seats`` (the seat of each entry), ``rotation``, ``agent_seeds`` (by seat) and,
     when ``record_meta`` has a ``deal``, ``game_index = deal * n + rotation``.
+
+    With ``luck``, each record also has ``luck_win`` and ``luck_total`` by lineup entry: the
+    game's summed luck-correction terms (:func:`agents.gnoming.luck.game_luck`).
     """
     n = num_players
     if len(lineup_specs) != n:
@@ -212,6 +216,12 @@ def play_deal(
             "decisions": len(game.actions),
             "digest": game.digest(),
         }
+        if luck:
+            from agents.gnoming.luck import game_luck
+
+            terms = game_luck(config, deal_seed, game.actions)
+            game_rec["luck_win"] = [terms["win"][s] for s in seats]
+            game_rec["luck_total"] = [terms["total"][s] for s in seats]
         if rotation in record_rotations:
             game_rec["record"] = to_record(
                 game, _game_meta(lineup_specs, seats, rotation, entry_seeds, record_meta)
@@ -261,4 +271,12 @@ GNOMING_ARENA = ArenaGame(
     score_name="round",
     score_key="round_scores",
     saves_games=True,
+    luck=lambda: _luck_info(),
 )
+
+
+def _luck_info() -> dict[str, Any]:
+    """What ``settings["variance_reduction"]`` says of the value function."""
+    from agents.gnoming.luck import VALUE_FILE, shipped_value
+
+    return {"value": VALUE_FILE.name, "value_meta": shipped_value().meta}

@@ -49,6 +49,9 @@ seeds
 ``GINNY_FIRST`` (8)     (game seed, 0, 0)                       Ginny-O G12: the first player
 ``GINNY_DRAW`` (9)      (game seed, draw number, 0)             Ginny-O G4: which box tile the
                                                                 game's n-th draw takes
+``LUCK_SAMPLE`` (10)    (game seed, round, sample)              the arena's luck correction:
+                                                                one sampled R16 reveal
+                                                                (:mod:`agents.gnoming.luck`)
 ======================  ======================================  ================================
 
 The same source serves both engines: the functions below are plain Python that numba
@@ -82,6 +85,7 @@ NERTS_DEAL = 6  # Nerts (gnome_env.nerts): one seat's deck, N4/N5
 NERTS_PRIORITY = 7  # Nerts: one step's priority permutation, N4/N20
 GINNY_FIRST = 8  # Ginny-O (gnome_env.ginny_o): the first player, G12
 GINNY_DRAW = 9  # Ginny-O: the box position of one draw, G4
+LUCK_SAMPLE = 10  # the arena's luck correction: one sampled end-of-round reveal (R16)
 
 # Compiled, the arithmetic is on numba's uint64 (wrapping); as plain Python, on ints
 # masked to 64 bits. ``_U`` converts to that type, ``_I`` back to an index.

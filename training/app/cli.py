@@ -163,6 +163,7 @@ def _eval(args: argparse.Namespace) -> int:
             game=spec.name,
             until_significant=args.until_significant,
             against=args.against,
+            variance_reduction=args.variance_reduction,
             **extras,
         )
     except ValueError as err:
