@@ -58,12 +58,15 @@ def are_partners(a: int, b: int) -> bool:
     return 1 <= gap <= 2
 
 
+#: :func:`are_partners` of every pair of kinds (53 x 53), so the bots look pairs up.
+_PARTNERS = tuple(tuple(are_partners(a, b) for b in range(JOKER + 1)) for a in range(JOKER + 1))
+
+
 def partner_counts(tiles: Sequence[int]) -> list[int]:
     """For each tile of ``tiles`` (kinds), how many of the others are its partners
     (:func:`are_partners`); a joker counts 0."""
-    return [
-        sum(are_partners(t, u) for j, u in enumerate(tiles) if j != i) for i, t in enumerate(tiles)
-    ]
+    rows = [_PARTNERS[t] for t in tiles]
+    return [sum(row[u] for j, u in enumerate(tiles) if j != i) for i, row in enumerate(rows)]
 
 
 def weak_slots(slots: Sequence[int]) -> list[int]:

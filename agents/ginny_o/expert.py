@@ -29,7 +29,7 @@ from agents.ginny_o.bots import HeuristicGinnyAgent
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import RACK_SIZE
 from gnome_env.ginny_o.information import GinnyView
-from gnome_env.ginny_o.movegen import Placement, generate
+from gnome_env.ginny_o.movegen import Placement, best_score
 
 
 class ExpertGinnyAgent(HeuristicGinnyAgent):
@@ -53,14 +53,15 @@ class ExpertGinnyAgent(HeuristicGinnyAgent):
         cfg = view.config
         best = []
         for counts in racks:
-            found = generate(
-                board,
-                counts,
-                max_tiles=RACK_SIZE,
-                descending_runs=cfg.descending_runs,
-                rescore_existing=cfg.rescore_existing,
+            best.append(
+                best_score(
+                    board,
+                    counts,
+                    max_tiles=RACK_SIZE,
+                    descending_runs=cfg.descending_runs,
+                    rescore_existing=cfg.rescore_existing,
+                )
             )
-            best.append(max((p.score for p in found), default=0))
         return float(np.mean(best)) if best else 0.0
 
     def sample_racks(self, view: GinnyView) -> list[list[int]]:

@@ -5,7 +5,8 @@
 ``name:argument``: ``random``, ``greedy`` and ``heuristic`` take no argument; ``ppo:PATH``
 and ``ppo-sample:PATH`` load a learned policy checkpoint with
 ``agents.ginny_o.learned.GinnyPolicyAgent`` (imported only when such a spec is built; it
-needs torch).
+needs torch); ``turns:PATH`` and ``turns-sample:PATH`` load a whole-turn policy with
+``agents.ginny_o.turns.TurnPolicyAgent`` (likewise).
 """
 
 from __future__ import annotations
@@ -55,6 +56,22 @@ def _learned(name: str, sample: bool) -> GinnyFactory:
     return factory
 
 
+def _turns(name: str, sample: bool) -> GinnyFactory:
+    """A factory for ``turns:PATH`` / ``turns-sample:PATH`` (a whole-turn policy checkpoint,
+    :mod:`agents.ginny_o.turns`; needs torch, imported only here)."""
+
+    def factory(argument: str | None, seed: int, config: GinnyConfig | None) -> Any:
+        if not argument:
+            raise ValueError(f"Ginny-O agent spec {name!r} needs a checkpoint path: {name}:PATH")
+        try:
+            from agents.ginny_o.turns import TurnPolicyAgent
+        except ImportError as err:
+            raise ValueError(f"Ginny-O agent spec {name!r} needs torch: {err}") from None
+        return TurnPolicyAgent(argument, seed=seed, config=config, sample=sample)
+
+    return factory
+
+
 #: spec name -> factory(argument or None, seed, config or None)
 GINNY_AGENT_FACTORIES: dict[str, GinnyFactory] = {
     "random": _no_argument("random", RandomGinnyAgent),
@@ -63,6 +80,8 @@ GINNY_AGENT_FACTORIES: dict[str, GinnyFactory] = {
     "expert": _no_argument("expert", ExpertGinnyAgent),
     "ppo": _learned("ppo", sample=False),
     "ppo-sample": _learned("ppo-sample", sample=True),
+    "turns": _turns("turns", sample=False),
+    "turns-sample": _turns("turns-sample", sample=True),
 }
 
 
@@ -76,7 +95,8 @@ def make_ginny_agent(spec: str, seed: int, config: GinnyConfig | None = None) ->
     (None: the default rules). Every agent has ``decide(view) -> int``.
 
     Specs: ``random``, ``greedy``, ``heuristic`` (:mod:`agents.ginny_o.bots`), ``ppo:PATH``
-    (a learned policy checkpoint, most likely action) and ``ppo-sample:PATH`` (sampling it).
+    (a learned policy checkpoint, most likely action), ``ppo-sample:PATH`` (sampling it), and
+    ``turns:PATH`` / ``turns-sample:PATH`` (a whole-turn policy, :mod:`agents.ginny_o.turns`).
     An unknown spec raises ``ValueError`` listing the known Ginny-O specs.
     """
     if not isinstance(spec, str):

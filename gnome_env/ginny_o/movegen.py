@@ -623,6 +623,33 @@ def generate_compiled(
     )
 
 
+def best_score(
+    board: Board,
+    counts: list[int],
+    *,
+    max_tiles: int = 8,
+    descending_runs: bool = False,
+    rescore_existing: bool = True,
+) -> int:
+    """The highest score (G28) among :func:`generate`'s placements, 0 when there is none;
+    with numba it reads the compiled generator's score column without building the
+    placements (the bots' reply estimates call this many times a turn)."""
+    if COMPILED and not _REFERENCE_ONLY:
+        counts, max_tiles = _checked(counts, max_tiles)
+        if max_tiles < 1:
+            return 0
+        ws, n = _run_kernel(board, counts, max_tiles, descending_runs, rescore_existing, None)
+        return int(ws.out_score[:n].max()) if n else 0
+    found = generate(
+        board,
+        counts,
+        max_tiles=max_tiles,
+        descending_runs=descending_runs,
+        rescore_existing=rescore_existing,
+    )
+    return max((p.score for p in found), default=0)
+
+
 class PlacementTable:
     """Every legal placement of one decision point as arrays (row ``i``: ``k[i]`` tiles
     ``tiles[i, :k[i]]`` as ``(cell, tile, card)``, ``score``, ``region``, ``horiz``) with
@@ -770,6 +797,7 @@ __all__ = [
     "Placement",
     "PlacementTable",
     "Tile",
+    "best_score",
     "generate",
     "generate_compiled",
     "generate_reference",
