@@ -90,6 +90,7 @@ def play_ginny_deal(
     agent_seed: int,
     record_rotations: Sequence[int] = (),
     record_meta: Mapping[str, Any] | None = None,
+    luck: bool = False,
 ) -> list[dict[str, Any]]:
     """Play the ``num_players`` seat rotations of one Ginny-O deal; one record per game.
 
@@ -103,6 +104,8 @@ def play_ginny_deal(
     final state's ``digest``. The games of the rotations in ``record_rotations`` also get a
     ``"record"``: the Ginny-O game record (:func:`gnome_env.ginny_o.records.to_record`) with
     the meta of :func:`agents.core.arena.game_meta` (``record_meta`` plus who sat where).
+    With ``luck``, each record also has ``luck_win`` and ``luck_total`` by entry: the game's
+    summed luck-correction terms (:func:`agents.ginny_o.luck.game_luck`).
     """
     config = GinnyConfig.from_dict({**rules_dict, "num_players": num_players})
 
@@ -121,6 +124,12 @@ def play_ginny_deal(
             "ranks": ranks,
             "win_shares": shares,
         }
+        if luck:
+            from agents.ginny_o.luck import game_luck
+
+            terms = game_luck(config, deal_seed, [a for _, a in game.log])
+            by_seat["luck_win"] = terms["win"]
+            by_seat["luck_total"] = terms["total"]
         extra = {
             "first_player": game.first_player,
             "turns": game.turn,
@@ -159,4 +168,12 @@ GINNY_ARENA = ArenaGame(
     score_key="game_scores",
     saves_games=True,
     record_text=record_text,
+    luck=lambda: _luck_info(),
 )
+
+
+def _luck_info() -> dict[str, Any]:
+    """What ``settings["variance_reduction"]`` says of the value function."""
+    from agents.ginny_o.luck import VALUE_FILE, shipped_value
+
+    return {"value": VALUE_FILE.name, "value_meta": shipped_value().meta}

@@ -1,6 +1,6 @@
 """The arena on other joblib backends (Ray, Dask) gives exactly the local results, for
-every game: a Gnoming A Round lineup, a Nerts lineup (``game="nerts"``) and a Ginny-O
-lineup (``game="ginny_o"``).
+every game: a Gnoming A Round lineup (also with ``variance_reduction=True``), a Nerts lineup
+(``game="nerts"``) and a Ginny-O lineup (``game="ginny_o"``).
 
 The Ray and Dask tests need the optional extras (``pip install -e ".[rllib,dask]"``);
 ``.ci/run`` runs them in their own virtual environment. They are skipped elsewhere.
@@ -18,6 +18,8 @@ LINEUP = ["greedy", "random", "random", "random"]
 #: the results depend on every agent seed and every deal seed reaching the workers intact.
 CASES = {
     "gnoming": (LINEUP, 4, 24, {}),
+    # the luck correction (variance_reduction): its terms are computed on the workers
+    "gnoming_luck": (LINEUP, 4, 8, {"variance_reduction": True}),
     "nerts": (
         ["greedy", "random", "random"],
         3,

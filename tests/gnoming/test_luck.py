@@ -319,4 +319,4 @@ def test_gnome_eval_variance_reduction_flag(capsys, tmp_path):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "argument --variance-reduction: not available for --game nerts" in err
-    assert "games with one: gnoming" in err
+    assert "games with one: gnoming, ginny_o" in err
