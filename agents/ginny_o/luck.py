@@ -62,11 +62,14 @@ def rack_row(rack: Sequence[int]) -> np.ndarray:
 @dataclass(frozen=True)
 class GinnyLuckValue:
     """``coef[stage, feature]`` of a rack's predicted points to come and ``sigma = (a, b)``:
-    the win model's spread is ``sqrt(a + b * box)``."""
+    the win model's spread is ``sqrt(a + b * box)``. ``scale = (win, total)`` multiplies the
+    summed terms (a control variate's coefficient, fitted: any fixed number keeps the
+    correction unbiased, the best one minimises the variance it leaves)."""
 
     coef: np.ndarray
     sigma: np.ndarray
     meta: dict[str, Any]
+    scale: tuple[float, float] = (1.0, 1.0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +78,7 @@ class GinnyLuckValue:
             "features": list(FEATURES),
             "coef": np.round(self.coef, 6).tolist(),
             "sigma": np.round(self.sigma, 6).tolist(),
+            "scale": [round(float(x), 6) for x in self.scale],
             "meta": self.meta,
         }
 
@@ -96,7 +100,14 @@ class GinnyLuckValue:
         want = (len(BOX_STAGES) + 1, len(FEATURES))
         if coef.shape != want or sigma.shape != (2,) or not np.isfinite(coef).all():
             raise ValueError(f"{path}: coef must have shape {want} and sigma (2,), finite")
-        return cls(coef, sigma, dict(data.get("meta", {})))
+        scale = data.get("scale", [1.0, 1.0])
+        if (
+            not isinstance(scale, list)
+            or len(scale) != 2
+            or not all(isinstance(x, (int, float)) and np.isfinite(x) for x in scale)
+        ):
+            raise ValueError(f"{path}: scale must be two finite numbers")
+        return cls(coef, sigma, dict(data.get("meta", {})), (float(scale[0]), float(scale[1])))
 
     @staticmethod
     def untrained() -> GinnyLuckValue:
@@ -215,4 +226,6 @@ def game_luck(
         w, t = event_terms(event, value)
         win += w
         total += t
+    win *= value.scale[0]
+    total *= value.scale[1]
     return {"win": win.tolist(), "total": total.tolist(), "events": len(events)}

@@ -11,6 +11,8 @@ or ``greedy`` one game in four), game seeds from the arena seed ``--seed`` (defa
 2. **Spread.** A grid search over the win model's ``sigma = (a, b)`` for the smallest
    variance the correction leaves on these games (mean square of win share - correction -
    1/n).
+3. **Scale.** The control-variate coefficients of the summed win and total terms: the
+   least-squares slope of the outcome on them over these games.
 
 Run:  python -m training.ginny_o.luck_fit --deals 240 --out agents/ginny_o/luck_value.json \\
           --overwrite
@@ -33,6 +35,7 @@ from agents.ginny_o.luck import (
     FEATURES,
     GinnyLuckValue,
     chance_events,
+    event_terms,
     rack_row,
     stage,
 )
@@ -65,7 +68,7 @@ def collect(deals: int, seed: int):
         for ev in events:
             for s in range(n):
                 rows.append([stage(ev.box), *rack_row(ev.racks[s]), final[s] - ev.scores[s]])
-        games.append((events, shares))
+        games.append((events, shares, final))
         if (d + 1) % 20 == 0:
             print(f"  {d + 1}/{deals} games, {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return np.array(rows), games
@@ -86,7 +89,7 @@ def fit_coef(rows: np.ndarray) -> np.ndarray:
 def search_sigma(games, coef: np.ndarray) -> np.ndarray:
     """The grid point of (a, b) with the smallest corrected mean square."""
     prepared = []
-    for events, shares in games:
+    for events, shares, _ in games:
         items = []
         for ev in events:
             base = np.array([rack_row(r) for r in ev.racks])
@@ -116,6 +119,26 @@ def search_sigma(games, coef: np.ndarray) -> np.ndarray:
     return best_sigma
 
 
+def fit_scale(games, coef: np.ndarray, sigma: np.ndarray) -> tuple[float, float]:
+    """Least-squares slopes (through the origin, outcomes centred per game) of the win
+    shares and final scores on their summed terms."""
+    value = GinnyLuckValue(coef, sigma, {})
+    xw, yw, xt, yt = [], [], [], []
+    for events, shares, final in games:
+        n = len(shares)
+        win, total = np.zeros(n), np.zeros(n)
+        for ev in events:
+            w, t = event_terms(ev, value)
+            win += w
+            total += t
+        xw.extend(win)
+        yw.extend(shares - 1.0 / n)
+        xt.extend(total - total.mean())
+        yt.extend(final - final.mean())
+    slope = lambda x, y: float(np.dot(x, y) / max(np.dot(x, x), 1e-12))  # noqa: E731
+    return slope(np.array(xw), np.array(yw)), slope(np.array(xt), np.array(yt))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=240, help="games (2-4 seats in turn)")
@@ -132,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, games = collect(args.deals, args.seed)
     coef = fit_coef(rows)
     sigma = search_sigma(games, coef)
+    scale = fit_scale(games, coef, sigma)
     value = GinnyLuckValue(
         coef,
         sigma,
@@ -144,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             "features": list(FEATURES),
             "seconds": round(time.perf_counter() - start, 1),
         },
+        scale,
     )
     out.write_text(json.dumps(value.to_dict(), indent=1) + "\n")
     print(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
