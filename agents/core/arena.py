@@ -909,9 +909,10 @@ def run_arena(
 
     ``variance_reduction`` (Gnoming A Round and Ginny-O): also compute each game's luck
     correction (:mod:`agents.gnoming.luck`, :mod:`agents.ginny_o.luck`) and report the
-    luck-corrected win rate and mean total of every entry, with 95% intervals and the variance-reduction factors (the ``corrected_*``
-    fields of :class:`EntryStats`; ``settings["variance_reduction"]`` describes the value
-    function). The plain figures do not change.
+    luck-corrected win rate and mean total of every entry, with 95% intervals and the
+    variance-reduction factors (the ``corrected_*`` fields of :class:`EntryStats`;
+    ``settings["variance_reduction"]`` describes the value function). The plain figures do
+    not change.
     """
     return run_games(
         arena_game(game),
