@@ -206,14 +206,25 @@ def chance_events(
 
     unseen = round_start()
 
-    def state(vals_src, known_src, totals, phase, first_out, filled) -> tuple:
-        return (
-            np.array(vals_src, dtype=np.int64),
-            np.array(known_src, dtype=np.bool_),
+    def event(kind, who, pos, card, pool, layouts, up, totals, phase, first_out, filled):
+        """The event, with copies of the state after it."""
+        support, counts = pool
+        return ChanceEvent(
+            r,
+            kind,
+            who,
+            pos,
+            card,
+            support,
+            counts,
+            np.array(layouts, dtype=np.int64),
+            np.array(up, dtype=np.bool_),
             np.asarray(totals, dtype=np.float64),
             phase,
+            rounds - 1 - r,
             first_out,
             filled,
+            seed,
         )
 
     for action in actions:
@@ -247,52 +258,22 @@ def chance_events(
                 up = [list(row) for row in pre_up]
                 up[seat][pos] = True
             card = layouts[seat][pos]
-            support, counts = _support(unseen)
+            pool = _support(unseen)
             _take(unseen, card, "flip")
-            vals, known, tot, ph, fo, fl = state(layouts, up, totals, play_phase, first_out, 0)
-            own = ChanceEvent(
-                r,
-                K.REVEAL_AT,
-                seat,
-                pos,
-                card,
-                support,
-                counts,
-                vals,
-                known,
-                tot,
-                ph,
-                rounds - 1 - r,
-                fo,
-                fl,
-                seed,
+            own = event(
+                K.REVEAL_AT, seat, pos, card, pool, layouts, up, totals, play_phase, first_out, 0
             )
         elif phase == Phase.DRAW and action == A.DRAW:
             card = game.held
             if pre_reshuffled or pre_pile_empty:  # R8: a known pile in an unknown order
-                pool = Counter(game.draw_pile)
-                pool[card] += 1
-                support, counts = _support(pool)
+                pile = Counter(game.draw_pile)
+                pile[card] += 1
+                pool = _support(pile)
             else:
-                support, counts = _support(unseen)
+                pool = _support(unseen)
                 _take(unseen, card, "draw")
-            vals, known, tot, ph, fo, fl = state(layouts, up, totals, play_phase, first_out, 0)
-            own = ChanceEvent(
-                r,
-                K.DRAWN,
-                turn_player,
-                0,
-                card,
-                support,
-                counts,
-                vals,
-                known,
-                tot,
-                ph,
-                rounds - 1 - r,
-                fo,
-                fl,
-                seed,
+            own = event(
+                K.DRAWN, turn_player, 0, card, pool, layouts, up, totals, play_phase, first_out, 0
             )
         elif phase in (Phase.PLACE, Phase.DISPLACED):
             pos = -1
@@ -302,27 +283,20 @@ def chance_events(
                 pos = action - A.BOUNCE
             if pos >= 0 and not pre_up[turn_player][pos]:
                 card = game.held
-                support, counts = _support(unseen)
+                pool = _support(unseen)
                 _take(unseen, card, "displaced")
-                vals, known, tot, ph, fo, fl = state(
-                    layouts, up, totals, play_phase, first_out, game.filled
-                )
-                own = ChanceEvent(
-                    r,
+                own = event(
                     K.DISPLACED,
                     turn_player,
                     pos,
                     card,
-                    support,
-                    counts,
-                    vals,
-                    known,
-                    tot,
-                    ph,
-                    rounds - 1 - r,
-                    fo,
-                    fl,
-                    seed,
+                    pool,
+                    layouts,
+                    up,
+                    totals,
+                    play_phase,
+                    first_out,
+                    game.filled,
                 )
         if own is not None:
             yield own
@@ -334,26 +308,11 @@ def chance_events(
             known_now[own.seat][own.pos] = True
         hidden = [layouts[s][p] for s in range(n) for p in range(9) if not known_now[s][p]]
         if hidden:
-            support, counts = _support(unseen)
+            pool = _support(unseen)
             for card in hidden:
                 _take(unseen, card, "R16 reveal")
-            vals, known, tot, ph, fo, fl = state(layouts, known_now, totals, K.REVEAL, first_out, 0)
-            yield ChanceEvent(
-                r,
-                K.REVEAL_ALL,
-                -1,
-                -1,
-                -1,
-                support,
-                counts,
-                vals,
-                known,
-                tot,
-                ph,
-                rounds - 1 - r,
-                fo,
-                fl,
-                seed,
+            yield event(
+                K.REVEAL_ALL, -1, -1, -1, pool, layouts, known_now, totals, K.REVEAL, first_out, 0
             )
         if not game.game_over:
             unseen = round_start()
