@@ -16,10 +16,13 @@ here one decision is one whole turn, chosen among:
 :func:`turn_mask` is exact: an action is legal when its atomic sequence starts with a legal
 id (a candidate always is). Each candidate is described by :data:`CANDIDATE_FEATURES`,
 including the expert's equity inputs: the heuristic value and its parts and, for the best
-:data:`REPLY_TOP` by that value, the next seat's expected best reply estimated as the expert
-does (the compiled generator over :data:`REPLY_SAMPLES` racks drawn from the tiles this seat
-cannot see, ``view.unseen``, by this agent's own seeded generator), so the features depend on
-the seat's view (G17) and the agent's seed only. The turn context is :data:`CONTEXT_FEATURES`.
+``top`` by that value, the next seat's expected best reply estimated as the expert does (the
+compiled generator over ``samples`` racks drawn from the tiles this seat cannot see,
+``view.unseen``, by this agent's own seeded generator), the equity (value minus
+:data:`REPLY_WEIGHT` x reply) and which candidate the expert's rule would pick. ``top`` and
+``samples`` default to the expert's 6 and 6 (:data:`REPLY_TOP`, :data:`REPLY_SAMPLES`); a
+checkpoint names its own (``search``). So the features depend on the seat's view (G17) and
+the agent's seed only. The turn context is :data:`CONTEXT_FEATURES`.
 
 The network (:class:`TurnPolicyNetwork`) is permutation-equivariant over candidates: one
 shared MLP maps ``[candidate features | context]`` to a hidden vector and a logit; a second
@@ -29,8 +32,8 @@ value head reads the context and the pooled candidates. Illegal logits are
 
 A checkpoint is a ``torch.save`` dict (``weights_only`` loads) of format
 :data:`CHECKPOINT_FORMAT`: ``version``, ``features`` (the candidate and context feature
-names, checked on load), ``network`` (constructor arguments), ``state_dict`` and
-``training``. :func:`read_checkpoint` turns every unusable file into a ``ValueError``.
+names, checked on load), ``search`` (``{"top": ..., "samples": ...}`` of the reply
+estimate), ``network`` (constructor arguments), ``state_dict`` and ``training``. :func:`read_checkpoint` turns every unusable file into a ``ValueError``.
 """
 
 from __future__ import annotations

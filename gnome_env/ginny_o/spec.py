@@ -37,6 +37,11 @@ SPEC = GameSpec(
     },
     shipped=(
         ShippedPolicy(
+            "ginny_turns",
+            "turns:agents/policies/ginny_turns/policy.pt",
+            "level with expert, not above it: 0.499 [0.482, 0.516] at 2 players, 0.243 [0.225, 0.261] at 4 against n-1 expert bots, 2,000 games each (agents/policies/ginny_turns/README.md)",
+        ),
+        ShippedPolicy(
             "ginny_ppo",
             "ppo:agents/policies/ginny_ppo/policy.pt",
             "loses to greedy: 0.405 of 2-player and 0.165 of 4-player games (docs/ginny_o.md)",
