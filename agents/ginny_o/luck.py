@@ -192,21 +192,24 @@ def chance_events(
     return game.events
 
 
-def event_terms(event: DrawEvent, value: GinnyLuckValue) -> tuple[np.ndarray, np.ndarray]:
-    """Per seat: (win, total) value after the tile that came minus its expectation over the
-    box's kinds weighted by their copies."""
-    n = len(event.racks)
+def predicted_table(event: DrawEvent, coef: np.ndarray) -> np.ndarray:
+    """Predicted final scores, ``[len(support), n]``: the state after the draw for every tile
+    kind the box could have yielded (the drawer's rack changes, the others do not)."""
     base = np.array([rack_row(r) for r in event.racks])
     mine = list(event.racks[event.seat])
     mine.remove(event.tile)
-    alt_rows = np.array([rack_row([*mine, int(k)]) for k in event.support])
     rows = np.repeat(base[None], len(event.support), axis=0)
-    rows[:, event.seat] = alt_rows
-    predicted = event.scores[None, :] + rows @ value.coef[stage(event.box)]
+    rows[:, event.seat] = np.array([rack_row([*mine, int(k)]) for k in event.support])
+    return event.scores[None, :] + rows @ coef[stage(event.box)]
+
+
+def event_terms(event: DrawEvent, value: GinnyLuckValue) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat: (win, total) value after the tile that came minus its expectation over the
+    box's kinds weighted by their copies."""
+    predicted = predicted_table(event, value.coef)
     win = value.win(predicted, event.box)
     p = event.counts / event.counts.sum()
     idx = int(np.searchsorted(event.support, event.tile))
-    assert predicted.shape == (len(event.support), n)
     return win[idx] - p @ win, predicted[idx] - p @ predicted
 
 

@@ -322,16 +322,16 @@ def chance_events(
 REVEAL_SAMPLES = 64
 
 
-def _reveal_terms(event: ChanceEvent, value: LuckValue, tie: bool) -> tuple[np.ndarray, np.ndarray]:
-    """R16's joint event: the exact value of the revealed layouts minus the mean value of
-    :data:`REVEAL_SAMPLES` reveals drawn from the unseen cards (each a uniformly random
-    assignment of them to the face-down positions, from the stream ``(LUCK_SAMPLE, game
-    seed, round, sample)``). The sample mean is an unbiased estimate of the expectation and
-    independent of the cards that came, so the term still has expectation zero."""
+def revealed_values(
+    event: ChanceEvent, value: LuckValue, tie: bool, vals: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(win, predicted total) per seat of a round scored with every card known: the joint R16
+    event's layouts, or ``vals`` in their place."""
     n = event.vals.shape[0]
-    everything = np.ones_like(event.known)
     win, est = np.zeros(n), np.zeros(n)
-    args = (
+    K.state_values(
+        event.vals if vals is None else vals,
+        np.ones_like(event.known),
         event.totals,
         K.REVEAL,
         event.rounds_left,
@@ -339,17 +339,53 @@ def _reveal_terms(event: ChanceEvent, value: LuckValue, tie: bool) -> tuple[np.n
         tie,
         value.coef,
         value.sigma,
+        win,
+        est,
     )
-    K.state_values(event.vals, everything, *args, win, est)
+    return win, est
+
+
+def value_table(event: ChanceEvent, value: LuckValue, tie: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(win, predicted total), ``[len(support), n]`` each: the state after a single-card
+    event for every card it could have produced."""
+    k, n = len(event.support), event.vals.shape[0]
+    win, est = np.zeros((k, n)), np.zeros((k, n))
+    K.event_values(
+        event.vals,
+        event.known,
+        event.totals,
+        event.phase,
+        event.rounds_left,
+        event.first_out,
+        tie,
+        event.kind,
+        event.seat,
+        max(event.pos, 0),
+        event.filled,
+        event.support,
+        value.coef,
+        value.sigma,
+        win,
+        est,
+    )
+    return win, est
+
+
+def _reveal_terms(event: ChanceEvent, value: LuckValue, tie: bool) -> tuple[np.ndarray, np.ndarray]:
+    """R16's joint event: the exact value of the revealed layouts minus the mean value of
+    :data:`REVEAL_SAMPLES` reveals drawn from the unseen cards (each a uniformly random
+    assignment of them to the face-down positions, from the stream ``(LUCK_SAMPLE, game
+    seed, round, sample)``). The sample mean is an unbiased estimate of the expectation and
+    independent of the cards that came, so the term still has expectation zero."""
+    win, est = revealed_values(event, value, tie)
     pool = np.repeat(event.support, event.counts.astype(np.int64))
     hidden = np.flatnonzero(~event.known.ravel())
-    mean_w, mean_t = np.zeros(n), np.zeros(n)
-    w, t = np.zeros(n), np.zeros(n)
+    mean_w, mean_t = np.zeros_like(win), np.zeros_like(est)
     for m in range(REVEAL_SAMPLES):
         order = rng.permutation(len(pool), rng.LUCK_SAMPLE, event.seed, event.round, m)
         vals = event.vals.copy().ravel()
         vals[hidden] = pool[order[: len(hidden)]]
-        K.state_values(vals.reshape(event.vals.shape), everything, *args, w, t)
+        w, t = revealed_values(event, value, tie, vals.reshape(event.vals.shape))
         mean_w += w
         mean_t += t
     return win - mean_w / REVEAL_SAMPLES, est - mean_t / REVEAL_SAMPLES
@@ -363,28 +399,7 @@ def event_terms(
     event, an unbiased sampled expectation: :func:`_reveal_terms`)."""
     if event.kind == K.REVEAL_ALL:
         return _reveal_terms(event, value, tie_lowest)
-    k = len(event.support)
-    n = event.vals.shape[0]
-    win = np.zeros((k, n))
-    est = np.zeros((k, n))
-    K.event_values(
-        event.vals,
-        event.known,
-        event.totals,
-        event.phase,
-        event.rounds_left,
-        event.first_out,
-        tie_lowest,
-        event.kind,
-        event.seat,
-        max(event.pos, 0),
-        event.filled,
-        event.support,
-        value.coef,
-        value.sigma,
-        win,
-        est,
-    )
+    win, est = value_table(event, value, tie_lowest)
     p = event.counts / event.counts.sum()
     idx = int(np.searchsorted(event.support, event.card))
     return win[idx] - p @ win, est[idx] - p @ est

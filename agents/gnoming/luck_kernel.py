@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from gnome_env.core.jit import COMPILED, numba
+from gnome_env.gnoming._kernels import LINES as _LINES
+from gnome_env.gnoming._kernels import line_value as _line_value
 
 # Card codes (gnome_env.gnoming.cards): mulligan 0, hazard 100, numbered cards their value.
 _MULLIGAN = 0
@@ -49,30 +51,11 @@ CLOCKS = 4
 #: sigma^2 = s[phase, 0] + s[phase, 1] * mean face-down cards + SIGMA_ROUND^2 * rounds left
 #: (the parameter table's "sigma"); the round's spread in its own column.
 
-_LINES = np.array(
-    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8]], dtype=np.int64
-)
-
 
 def _jit(fn):
     if not COMPILED:
         return fn
     return numba.njit(cache=True)(fn)
-
-
-@_jit
-def _line_value(a: int, b: int, c: int) -> int:
-    """R18: the value v of a complete matching line, or 0."""
-    value = 0
-    for code in (a, b, c):
-        if code == _MULLIGAN:
-            continue
-        if code < 0 or code == _HAZARD:
-            return 0
-        if value != 0 and code != value:
-            return 0
-        value = code
-    return value
 
 
 @_jit
@@ -367,53 +350,29 @@ def event_values(
     n = vals.shape[0]
     scratch = np.zeros(NUM_FEATURES_CONST, dtype=np.float64)
     rs = np.zeros(n, dtype=np.int64)
-    est = np.zeros(n, dtype=np.float64)
-    win = np.zeros(n, dtype=np.float64)
     saved = vals[seat, pos] if kind == REVEAL_AT else 0
+    holder = -1 if kind == REVEAL_AT else seat
     for k in range(cards.shape[0]):
         if kind == REVEAL_AT:
             vals[seat, pos] = cards[k]
-            _values_of(
-                vals,
-                known,
-                totals,
-                phase,
-                rounds_left,
-                first_out,
-                tie_lowest,
-                -1,
-                0,
-                0,
-                False,
-                coef,
-                sigma,
-                est,
-                win,
-                scratch,
-                rs,
-            )
-        else:
-            _values_of(
-                vals,
-                known,
-                totals,
-                phase,
-                rounds_left,
-                first_out,
-                tie_lowest,
-                seat,
-                cards[k],
-                filled,
-                kind == DISPLACED,
-                coef,
-                sigma,
-                est,
-                win,
-                scratch,
-                rs,
-            )
-        for s in range(n):
-            out_win[k, s] = win[s]
-            out_est[k, s] = est[s]
+        _values_of(
+            vals,
+            known,
+            totals,
+            phase,
+            rounds_left,
+            first_out,
+            tie_lowest,
+            holder,
+            cards[k],
+            filled,
+            kind == DISPLACED,
+            coef,
+            sigma,
+            out_est[k],
+            out_win[k],
+            scratch,
+            rs,
+        )
     if kind == REVEAL_AT:
         vals[seat, pos] = saved

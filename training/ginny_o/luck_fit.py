@@ -36,6 +36,7 @@ from agents.ginny_o.luck import (
     GinnyLuckValue,
     chance_events,
     event_terms,
+    predicted_table,
     rack_row,
     stage,
 )
@@ -92,12 +93,7 @@ def search_sigma(games, coef: np.ndarray) -> np.ndarray:
     for events, shares, _ in games:
         items = []
         for ev in events:
-            base = np.array([rack_row(r) for r in ev.racks])
-            mine = list(ev.racks[ev.seat])
-            mine.remove(ev.tile)
-            rows = np.repeat(base[None], len(ev.support), axis=0)
-            rows[:, ev.seat] = np.array([rack_row([*mine, int(k)]) for k in ev.support])
-            predicted = ev.scores[None, :] + rows @ coef[stage(ev.box)]
+            predicted = predicted_table(ev, coef)
             p = ev.counts / ev.counts.sum()
             idx = int(np.searchsorted(ev.support, ev.tile))
             items.append((predicted, p, idx, ev.box))

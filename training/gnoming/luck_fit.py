@@ -29,7 +29,14 @@ import numpy as np
 
 from agents.core.arena import deal_seeds
 from agents.gnoming import luck_kernel as K
-from agents.gnoming.luck import MAX_DOWN, LuckValue, chance_events, game_luck
+from agents.gnoming.luck import (
+    MAX_DOWN,
+    LuckValue,
+    chance_events,
+    game_luck,
+    revealed_values,
+    value_table,
+)
 from agents.gnoming.registry import make_agent
 from gnome_env.gnoming.config import RulesConfig
 from gnome_env.gnoming.engine import Game
@@ -127,47 +134,15 @@ def win_rows(games, coef: np.ndarray):
     out = []
     for config, seed, actions, shares, _ in games:
         n = config.num_players
+        tie = bool(config.first_out_tie_is_lowest)
         for ev in chance_events(config, seed, actions):
             if ev.kind == K.REVEAL_ALL:
                 if ev.rounds_left == 0:
                     continue  # exact: no spread to fit
-                win, est = np.zeros(n), np.zeros(n)
-                K.state_values(
-                    ev.vals,
-                    np.ones_like(ev.known),
-                    ev.totals,
-                    K.REVEAL,
-                    ev.rounds_left,
-                    ev.first_out,
-                    bool(config.first_out_tie_is_lowest),
-                    value.coef,
-                    value.sigma,
-                    win,
-                    est,
-                )
+                _, est = revealed_values(ev, value, tie)
                 out.append((est, 0.0, 3, ev.rounds_left, shares))
                 continue
-            k = len(ev.support)
-            win = np.zeros((k, n))
-            est = np.zeros((k, n))
-            K.event_values(
-                ev.vals,
-                ev.known,
-                ev.totals,
-                ev.phase,
-                ev.rounds_left,
-                ev.first_out,
-                bool(config.first_out_tie_is_lowest),
-                ev.kind,
-                ev.seat,
-                max(ev.pos, 0),
-                ev.filled,
-                ev.support,
-                value.coef,
-                value.sigma,
-                win,
-                est,
-            )
+            _, est = value_table(ev, value, tie)
             idx = int(np.searchsorted(ev.support, ev.card))
             down = (~ev.known).sum() / n
             out.append((est[idx], down, ev.phase, ev.rounds_left, shares))
