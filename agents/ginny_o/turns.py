@@ -33,7 +33,8 @@ value head reads the context and the pooled candidates. Illegal logits are
 A checkpoint is a ``torch.save`` dict (``weights_only`` loads) of format
 :data:`CHECKPOINT_FORMAT`: ``version``, ``features`` (the candidate and context feature
 names, checked on load), ``search`` (``{"top": ..., "samples": ...}`` of the reply
-estimate), ``network`` (constructor arguments), ``state_dict`` and ``training``. :func:`read_checkpoint` turns every unusable file into a ``ValueError``.
+estimate), ``network`` (constructor arguments), ``state_dict`` and ``training``.
+:func:`read_checkpoint` turns every unusable file into a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -120,9 +121,14 @@ class TurnFeatures:
     """Builds a decision point's candidates, features and mask from a seat's view, with the
     expert's value and reply estimate (its own seeded generator draws the reply racks)."""
 
-    def __init__(self, seed: int | None = None, config: GinnyConfig | None = None,
-                 k: int = MAX_CANDIDATES, top: int = REPLY_TOP,
-                 samples: int = REPLY_SAMPLES) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        config: GinnyConfig | None = None,
+        k: int = MAX_CANDIDATES,
+        top: int = REPLY_TOP,
+        samples: int = REPLY_SAMPLES,
+    ) -> None:
         for name, value in (("k", k), ("top", top), ("samples", samples)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}={value!r} is not allowed: a positive integer")
@@ -191,8 +197,13 @@ class TurnFeatures:
             expert = k + PASS
         else:
             expert = int(np.flatnonzero(mask)[0])
-        return {"order": order, "candidates": rows, "context": context, "mask": mask,
-                "expert": expert}
+        return {
+            "order": order,
+            "candidates": rows,
+            "context": context,
+            "mask": mask,
+            "expert": expert,
+        }
 
     def context(self, view: GinnyView, listed: int) -> np.ndarray:
         """The :data:`CONTEXT_FEATURES` of ``view``."""
@@ -239,8 +250,10 @@ def turn_actions(view: GinnyView, order: list[int], k: int, action: int) -> tupl
     if other in (WEAK_RETURN, RETURN_ALL) and not filled:
         return None  # an empty rack returns nothing (G14)
     if other == WEAK_RETURN:
-        seq: tuple[int, ...] = (*(A.return_slot(s) for s in weak_slots(view.slots)),
-                                A.CONFIRM_RETURN)
+        seq: tuple[int, ...] = (
+            *(A.return_slot(s) for s in weak_slots(view.slots)),
+            A.CONFIRM_RETURN,
+        )
     elif other == RETURN_ALL:
         seq = (*(A.return_slot(s) for s in filled), A.CONFIRM_RETURN)
     elif other == PASS:
@@ -265,8 +278,9 @@ class TurnPolicyNetwork(nn.Module):
     """Candidate-scoring policy and value (module docstring). ``drop`` lists candidate
     feature names zeroed on input (the ablation without the equity features)."""
 
-    def __init__(self, k: int = MAX_CANDIDATES, hidden: int = 64,
-                 drop: tuple[str, ...] | list[str] = ()) -> None:
+    def __init__(
+        self, k: int = MAX_CANDIDATES, hidden: int = 64, drop: tuple[str, ...] | list[str] = ()
+    ) -> None:
         super().__init__()
         unknown = [d for d in drop if d not in CANDIDATE_FEATURES]
         if unknown:
@@ -277,19 +291,23 @@ class TurnPolicyNetwork(nn.Module):
         for name in self.drop:
             keep[CANDIDATE_FEATURES.index(name)] = 0.0
         self.register_buffer("keep", keep, persistent=False)
-        self.cand = nn.Sequential(nn.Linear(f + c, hidden), nn.ReLU(),
-                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.cand = nn.Sequential(
+            nn.Linear(f + c, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
         self.cand_logit = nn.Linear(hidden, 1)
-        self.other = nn.Sequential(nn.Linear(c + 2 * hidden, hidden), nn.ReLU(),
-                                   nn.Linear(hidden, NUM_OTHER))
-        self.value = nn.Sequential(nn.Linear(c + 2 * hidden, hidden), nn.ReLU(),
-                                   nn.Linear(hidden, 1))
+        self.other = nn.Sequential(
+            nn.Linear(c + 2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, NUM_OTHER)
+        )
+        self.value = nn.Sequential(
+            nn.Linear(c + 2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
 
     def describe(self) -> dict[str, Any]:
         return {"k": self.k, "hidden": self.hidden, "drop": list(self.drop)}
 
-    def forward(self, cands: torch.Tensor, ctx: torch.Tensor, mask: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, cands: torch.Tensor, ctx: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``cands`` [B, K, F], ``ctx`` [B, C], ``mask`` [B, K + 3] bool -> masked logits
         [B, K + 3] and values [B]."""
         b, k, _ = cands.shape
@@ -308,8 +326,12 @@ class TurnPolicyNetwork(nn.Module):
 
 
 # ---------------------------------------------------------------------- checkpoints
-def save_policy(net: TurnPolicyNetwork, path: str | Path, training: dict[str, Any],
-                search: dict[str, int] | None = None) -> Path:
+def save_policy(
+    net: TurnPolicyNetwork,
+    path: str | Path,
+    training: dict[str, Any],
+    search: dict[str, int] | None = None,
+) -> Path:
     """Write ``net`` as a checkpoint (atomically); ``search`` is the features' reply search,
     ``{"top": ..., "samples": ...}`` (default: the expert's, 6 and 6)."""
     payload = {
@@ -336,8 +358,9 @@ def read_checkpoint(path: str | Path) -> tuple[TurnPolicyNetwork, dict[str, Any]
             f"{found!r})"
         )
     if data.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"{where} has version {data.get('version')!r}; this reads "
-                         f"{CHECKPOINT_VERSION}")
+        raise ValueError(
+            f"{where} has version {data.get('version')!r}; this reads {CHECKPOINT_VERSION}"
+        )
     missing = [k for k in ("features", "search", "network", "state_dict") if k not in data]
     if missing:
         raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
@@ -381,8 +404,13 @@ class TurnPolicyAgent:
 
     spec = "turns"
 
-    def __init__(self, source: str | Path | TurnPolicyNetwork, seed: int | None = 0,
-                 config: GinnyConfig | None = None, sample: bool = False) -> None:
+    def __init__(
+        self,
+        source: str | Path | TurnPolicyNetwork,
+        seed: int | None = 0,
+        config: GinnyConfig | None = None,
+        sample: bool = False,
+    ) -> None:
         if isinstance(source, TurnPolicyNetwork):
             self.net, search = source, {}
         else:
@@ -399,9 +427,11 @@ class TurnPolicyAgent:
     def choose(self, feats: dict[str, Any]) -> int:
         """The whole-turn action for the built features ``feats``."""
         with torch.no_grad():
-            logits, _ = self.net(torch.as_tensor(feats["candidates"])[None],
-                                 torch.as_tensor(feats["context"])[None],
-                                 torch.as_tensor(feats["mask"])[None])
+            logits, _ = self.net(
+                torch.as_tensor(feats["candidates"])[None],
+                torch.as_tensor(feats["context"])[None],
+                torch.as_tensor(feats["mask"])[None],
+            )
         if self.sample:
             probs = torch.softmax(logits[0], -1)
             return int(torch.multinomial(probs, 1, generator=self.gen))

@@ -39,7 +39,9 @@ SPEC = GameSpec(
         ShippedPolicy(
             "ginny_turns",
             "turns:agents/policies/ginny_turns/policy.pt",
-            "level with expert, not above it: 0.499 [0.482, 0.516] at 2 players, 0.243 [0.225, 0.261] at 4 against n-1 expert bots, 2,000 games each (agents/policies/ginny_turns/README.md)",
+            "level with expert, not above it: 0.499 [0.482, 0.516] at 2 players, "
+            "0.243 [0.225, 0.261] at 4 against n-1 expert bots, 2,000 games each "
+            "(agents/policies/ginny_turns/README.md)",
         ),
         ShippedPolicy(
             "ginny_ppo",

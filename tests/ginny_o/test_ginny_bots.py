@@ -62,7 +62,14 @@ def permute_hidden(game: GinnyGame, seat: int, seed: int) -> GinnyGame:
 # ---------------------------------------------------------------------- registry
 def test_registry_builds_every_bot_and_lists_the_specs():
     assert known_ginny_specs() == (
-        "expert", "greedy", "heuristic", "ppo", "ppo-sample", "random", "turns", "turns-sample"
+        "expert",
+        "greedy",
+        "heuristic",
+        "ppo",
+        "ppo-sample",
+        "random",
+        "turns",
+        "turns-sample",
     )
     assert isinstance(make_ginny_agent("random", 1), RandomGinnyAgent)
     assert isinstance(make_ginny_agent(" greedy ", 1, TWO), GreedyGinnyAgent)

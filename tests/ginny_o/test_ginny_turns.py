@@ -183,8 +183,15 @@ def test_the_agent_plays_legal_games_and_a_seed_repeats_them(tiny_policy, player
     again = run_arena(lineup, players, 1, seed=17, workers=1, progress=False, game="ginny_o")
     digests = [g["digest"] for g in first.records]
     assert len(digests) == players and digests == [g["digest"] for g in again.records]
-    sampled = run_arena([f"turns-sample:{tiny_policy}", "greedy"], 2, 1, seed=4, workers=1,
-                        progress=False, game="ginny_o")
+    sampled = run_arena(
+        [f"turns-sample:{tiny_policy}", "greedy"],
+        2,
+        1,
+        seed=4,
+        workers=1,
+        progress=False,
+        game="ginny_o",
+    )
     assert len(sampled.records) == 2
 
 
@@ -226,9 +233,22 @@ def test_bad_checkpoints_are_clear_errors(tiny_policy, tmp_path):
 
 def test_gnome_eval_with_a_missing_checkpoint_is_one_line(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "training.app.cli", "eval", "--game", "ginny_o", "--lineup",
-         f"turns:{tmp_path / 'none.pt'},greedy", "--games", "1"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "training.app.cli",
+            "eval",
+            "--game",
+            "ginny_o",
+            "--lineup",
+            f"turns:{tmp_path / 'none.pt'},greedy",
+            "--games",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert out.returncode != 0
     assert "does not exist" in out.stderr and "Traceback" not in out.stderr
@@ -249,8 +269,11 @@ def test_the_shipped_policy_loads_and_is_ginny_os_strongest():
     for _, view in _turn_starts(2, 21, 30):
         f = feats.build(view)
         with torch.no_grad():
-            logits, _ = net(torch.as_tensor(f["candidates"])[None],
-                            torch.as_tensor(f["context"])[None], torch.as_tensor(f["mask"])[None])
+            logits, _ = net(
+                torch.as_tensor(f["candidates"])[None],
+                torch.as_tensor(f["context"])[None],
+                torch.as_tensor(f["mask"])[None],
+            )
         agree += int(logits.argmax()) == f["expert"]
         total += 1
     assert agree >= 0.8 * total
@@ -259,8 +282,22 @@ def test_the_shipped_policy_loads_and_is_ginny_os_strongest():
 def test_the_trainer_writes_its_files_repeats_and_refuses_an_existing_out(tmp_path):
     from training.ginny_o import turns as trainer
 
-    argv = ["--seed", "2", "--bc-games-2p", "1", "--bc-games-4p", "0", "--bc-epochs", "2",
-            "--ppo-games", "1", "--ppo-batch", "1", "--hidden", "8"]
+    argv = [
+        "--seed",
+        "2",
+        "--bc-games-2p",
+        "1",
+        "--bc-games-4p",
+        "0",
+        "--bc-epochs",
+        "2",
+        "--ppo-games",
+        "1",
+        "--ppo-batch",
+        "1",
+        "--hidden",
+        "8",
+    ]
     assert trainer.main(["--out", str(tmp_path / "a"), *argv]) == 0
     assert trainer.main(["--out", str(tmp_path / "b"), *argv]) == 0
     for name in ("bc.pt", "policy.pt"):
@@ -301,8 +338,9 @@ def test_an_empty_rack_offers_no_return():
 
     from agents.ginny_o.turns import turn_mask
 
-    view = SimpleNamespace(slots=(-1,) * 8, legal_actions=(A.PASS,), placements=(),
-                           placement_actions=())
+    view = SimpleNamespace(
+        slots=(-1,) * 8, legal_actions=(A.PASS,), placements=(), placement_actions=()
+    )
     assert turn_actions(view, [], K, K + WEAK_RETURN) is None
     assert turn_mask(view, [], K).tolist() == [False] * (K + 2) + [True]
     assert turn_actions(view, [], K, K + PASS) == (A.PASS,)

@@ -51,15 +51,15 @@ def _turn_start(view: GinnyView) -> bool:
     return view.phase == "choose"
 
 
-def expert_rule_games(players: int, games: int, seed0: int, k: int, search: dict[str, int]
-                      ) -> tuple[list[dict[str, Any]], list[float]]:
+def expert_rule_games(
+    players: int, games: int, seed0: int, k: int, search: dict[str, int]
+) -> tuple[list[dict[str, Any]], list[float]]:
     """Play ``games`` games where every seat follows the expert's rule on its own features;
     the decisions (features, mask, label, seat's win share) and each game's seconds."""
     data: list[dict[str, Any]] = []
     for g in range(games):
         game = GinnyGame(GinnyConfig(num_players=players), seed0 + g)
-        feats = [TurnFeatures(seed0 + g * 10 + s, game.config, k, **search)
-                 for s in range(players)]
+        feats = [TurnFeatures(seed0 + g * 10 + s, game.config, k, **search) for s in range(players)]
         plan: list[list[int]] = [[] for _ in range(players)]
         mine: list[list[int]] = [[] for _ in range(players)]
         while not game.game_over:
@@ -75,8 +75,15 @@ def expert_rule_games(players: int, games: int, seed0: int, k: int, search: dict
             seq = turn_actions(view, f["order"], k, f["expert"])
             assert seq is not None
             mine[seat].append(len(data))
-            data.append({"c": f["candidates"], "x": f["context"], "m": f["mask"],
-                         "a": f["expert"], "seat": seat})
+            data.append(
+                {
+                    "c": f["candidates"],
+                    "x": f["context"],
+                    "m": f["mask"],
+                    "a": f["expert"],
+                    "seat": seat,
+                }
+            )
             plan[seat] = list(seq[1:])
             game.step(seq[0])
         shares = _shares(game)
@@ -92,14 +99,22 @@ def _shares(game: GinnyGame) -> list[float]:
 
 
 def _batch(items: list[dict[str, Any]]) -> tuple[torch.Tensor, ...]:
-    return (torch.as_tensor(np.stack([d["c"] for d in items])),
-            torch.as_tensor(np.stack([d["x"] for d in items])),
-            torch.as_tensor(np.stack([d["m"] for d in items])))
+    return (
+        torch.as_tensor(np.stack([d["c"] for d in items])),
+        torch.as_tensor(np.stack([d["x"] for d in items])),
+        torch.as_tensor(np.stack([d["m"] for d in items])),
+    )
 
 
-def behaviour_clone(net: TurnPolicyNetwork, data: list[dict[str, Any]], epochs: int, lr: float,
-                    gen: torch.Generator, log: list[dict[str, Any]], smoothing: float = 0.0
-                    ) -> None:
+def behaviour_clone(
+    net: TurnPolicyNetwork,
+    data: list[dict[str, Any]],
+    epochs: int,
+    lr: float,
+    gen: torch.Generator,
+    log: list[dict[str, Any]],
+    smoothing: float = 0.0,
+) -> None:
     """Cross-entropy on the expert's choices plus squared error of the value on win shares."""
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     c, x, m = _batch(data)
@@ -110,7 +125,7 @@ def behaviour_clone(net: TurnPolicyNetwork, data: list[dict[str, Any]], epochs: 
         perm = torch.randperm(n, generator=gen)
         total = correct = 0.0
         for start in range(0, n, 256):
-            idx = perm[start:start + 256]
+            idx = perm[start : start + 256]
             logits, value = net(c[idx], x[idx], m[idx])
             # label smoothing over the legal actions only (the masked ones stay at 0)
             legal = m[idx].float()
@@ -125,13 +140,21 @@ def behaviour_clone(net: TurnPolicyNetwork, data: list[dict[str, Any]], epochs: 
             total += float(loss.detach()) * len(idx)
             correct += float((logits.argmax(-1) == a[idx]).sum())
         log.append({"phase": "bc", "epoch": epoch, "loss": total / n, "agree": correct / n})
-        print(f"bc epoch {epoch}: loss {total / n:.4f}, agrees with the expert {correct / n:.4f}",
-              flush=True)
+        print(
+            f"bc epoch {epoch}: loss {total / n:.4f}, agrees with the expert {correct / n:.4f}",
+            flush=True,
+        )
 
 
-def ppo_games(net: TurnPolicyNetwork, players: int, games: int, seed0: int, k: int,
-              gen: torch.Generator, search: dict[str, int]
-              ) -> tuple[list[dict[str, Any]], list[float]]:
+def ppo_games(
+    net: TurnPolicyNetwork,
+    players: int,
+    games: int,
+    seed0: int,
+    k: int,
+    gen: torch.Generator,
+    search: dict[str, int],
+) -> tuple[list[dict[str, Any]], list[float]]:
     """One learner seat (rotating) sampling from ``net`` against expert bots; decisions with
     log-probabilities, values and GAE targets (reward: win share - 1/n at the end)."""
     out: list[dict[str, Any]] = []
@@ -158,14 +181,24 @@ def ppo_games(net: TurnPolicyNetwork, players: int, games: int, seed0: int, k: i
                 continue
             f = feats.build(view)
             with torch.no_grad():
-                logits, value = net(torch.as_tensor(f["candidates"])[None],
-                                    torch.as_tensor(f["context"])[None],
-                                    torch.as_tensor(f["mask"])[None])
+                logits, value = net(
+                    torch.as_tensor(f["candidates"])[None],
+                    torch.as_tensor(f["context"])[None],
+                    torch.as_tensor(f["mask"])[None],
+                )
             probs = torch.softmax(logits[0], -1)
             a = int(torch.multinomial(probs, 1, generator=gen))
-            steps.append({"c": f["candidates"], "x": f["context"], "m": f["mask"], "a": a,
-                          "same": a == f["expert"],
-                          "logp": float(torch.log(probs[a])), "v": float(value[0])})
+            steps.append(
+                {
+                    "c": f["candidates"],
+                    "x": f["context"],
+                    "m": f["mask"],
+                    "a": a,
+                    "same": a == f["expert"],
+                    "logp": float(torch.log(probs[a])),
+                    "v": float(value[0]),
+                }
+            )
             seq = turn_actions(view, f["order"], k, a)
             plan = list(seq[1:])
             game.step(seq[0])
@@ -183,9 +216,15 @@ def ppo_games(net: TurnPolicyNetwork, players: int, games: int, seed0: int, k: i
     return out, wins
 
 
-def ppo_update(net: TurnPolicyNetwork, opt: torch.optim.Optimizer, data: list[dict[str, Any]],
-               gen: torch.Generator, epochs: int = 3, clip: float = 0.2, ent: float = 0.003
-               ) -> dict[str, float]:
+def ppo_update(
+    net: TurnPolicyNetwork,
+    opt: torch.optim.Optimizer,
+    data: list[dict[str, Any]],
+    gen: torch.Generator,
+    epochs: int = 3,
+    clip: float = 0.2,
+    ent: float = 0.003,
+) -> dict[str, float]:
     c, x, m = _batch(data)
     a = torch.as_tensor([d["a"] for d in data])
     old = torch.as_tensor([d["logp"] for d in data], dtype=torch.float32)
@@ -197,7 +236,7 @@ def ppo_update(net: TurnPolicyNetwork, opt: torch.optim.Optimizer, data: list[di
     for _ in range(epochs):
         perm = torch.randperm(n, generator=gen)
         for start in range(0, n, 256):
-            idx = perm[start:start + 256]
+            idx = perm[start : start + 256]
             logits, value = net(c[idx], x[idx], m[idx])
             logp_all = torch.log_softmax(logits, -1)
             logp = logp_all.gather(1, a[idx, None]).squeeze(1)
@@ -215,8 +254,9 @@ def ppo_update(net: TurnPolicyNetwork, opt: torch.optim.Optimizer, data: list[di
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m training.ginny_o.turns",
-                                description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m training.ginny_o.turns", description=__doc__.splitlines()[0]
+    )
     p.add_argument("--out", required=True, help="output directory (new)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--seed", type=int, default=1)
@@ -228,20 +268,38 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ppo-batch", type=int, default=64, help="games per PPO update")
     p.add_argument("--ppo-lr", type=float, default=2e-4)
     p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--reply-top", type=int, default=8,
-                   help="candidates whose next-seat reply is estimated (the expert: 6)")
-    p.add_argument("--reply-samples", type=int, default=12,
-                   help="racks sampled for each reply estimate (the expert: 6)")
-    p.add_argument("--label-smoothing", type=float, default=0.1,
-                   help="behaviour cloning: this share of the target spread over legal actions")
-    p.add_argument("--no-equity", action="store_true",
-                   help="zero the expert's reply and equity features (the ablation)")
+    p.add_argument(
+        "--reply-top",
+        type=int,
+        default=8,
+        help="candidates whose next-seat reply is estimated (the expert: 6)",
+    )
+    p.add_argument(
+        "--reply-samples",
+        type=int,
+        default=12,
+        help="racks sampled for each reply estimate (the expert: 6)",
+    )
+    p.add_argument(
+        "--label-smoothing",
+        type=float,
+        default=0.1,
+        help="behaviour cloning: this share of the target spread over legal actions",
+    )
+    p.add_argument(
+        "--no-equity",
+        action="store_true",
+        help="zero the expert's reply and equity features (the ablation)",
+    )
     args = p.parse_args(argv)
     for name in ("bc_games_2p", "bc_games_4p", "bc_epochs", "ppo_games", "ppo_batch"):
         if getattr(args, name) < 0:
             p.error(f"--{name.replace('_', '-')} must be at least 0")
-    if min(args.hidden, args.reply_top, args.reply_samples) < 1 or args.bc_lr <= 0 \
-            or args.ppo_lr <= 0:
+    if (
+        min(args.hidden, args.reply_top, args.reply_samples) < 1
+        or args.bc_lr <= 0
+        or args.ppo_lr <= 0
+    ):
         p.error("--hidden, --reply-top, --reply-samples, --bc-lr and --ppo-lr must be positive")
     if not 0.0 <= args.label_smoothing < 1.0:
         p.error("--label-smoothing must be in [0, 1)")
@@ -272,15 +330,22 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         d, _ = expert_rule_games(players, games, base + offset, k, search)
         data += d
-        print(f"{games} {players}-player games of the expert's rule: {len(d)} decisions, "
-              f"{time.perf_counter() - t:.0f} s", flush=True)
+        print(
+            f"{games} {players}-player games of the expert's rule: {len(d)} decisions, "
+            f"{time.perf_counter() - t:.0f} s",
+            flush=True,
+        )
     drop = EQUITY_FEATURES if args.no_equity else ()
     net = TurnPolicyNetwork(k=k, hidden=args.hidden, drop=drop)
     behaviour_clone(net, data, args.bc_epochs, args.bc_lr, gen, log, args.label_smoothing)
     config = {k_: v for k_, v in vars(args).items() if k_ not in ("out", "overwrite")}
     bc_s = time.perf_counter() - start
-    save_policy(net, out / "bc.pt", {"config": config, "phase": "bc", "decisions": len(data),
-                                     "seconds": round(bc_s, 1)}, search)
+    save_policy(
+        net,
+        out / "bc.pt",
+        {"config": config, "phase": "bc", "decisions": len(data), "seconds": round(bc_s, 1)},
+        search,
+    )
     opt = torch.optim.Adam(net.parameters(), lr=args.ppo_lr)
     played = 0
     update = 0
@@ -295,21 +360,46 @@ def main(argv: list[str] | None = None) -> int:
         net.eval()
         played += n
         update += 1
-        row = {"phase": "ppo", "update": update, "players": players, "games": played,
-               "win": float(np.mean(wins)), "decisions": len(d),
-               "expert_share": float(np.mean([x["same"] for x in d])), **stats,
-               "seconds": round(time.perf_counter() - t, 1)}
+        row = {
+            "phase": "ppo",
+            "update": update,
+            "players": players,
+            "games": played,
+            "win": float(np.mean(wins)),
+            "decisions": len(d),
+            "expert_share": float(np.mean([x["same"] for x in d])),
+            **stats,
+            "seconds": round(time.perf_counter() - t, 1),
+        }
         log.append(row)
         print(json.dumps(row), flush=True)
-        save_policy(net, out / "policy.pt", {"config": config, "phase": "ppo", "games": played,
-                                             "seconds": round(time.perf_counter() - start, 1)},
-                    search)
+        save_policy(
+            net,
+            out / "policy.pt",
+            {
+                "config": config,
+                "phase": "ppo",
+                "games": played,
+                "seconds": round(time.perf_counter() - start, 1),
+            },
+            search,
+        )
     total = time.perf_counter() - start
     if args.ppo_games == 0:
         shutil.copyfile(out / "bc.pt", out / "policy.pt")
-    (out / "train_log.json").write_text(json.dumps(
-        {"config": config, "seconds": round(total, 1), "bc_seconds": round(bc_s, 1),
-         "decisions": len(data), "log": log}, indent=1) + "\n")
+    (out / "train_log.json").write_text(
+        json.dumps(
+            {
+                "config": config,
+                "seconds": round(total, 1),
+                "bc_seconds": round(bc_s, 1),
+                "decisions": len(data),
+                "log": log,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"done in {total:.0f} s: {out / 'policy.pt'}", flush=True)
     return 0
 
