@@ -16,8 +16,15 @@ counts how often entry 0's 95% interval covers 1/n:
 The bot must be stochastic (``greedy`` breaks ties with its seeded generator), otherwise
 the rotations of a deal are the same game and every per-deal mean is exactly 1/n.
 
+``--game nerts`` does the same for Nerts (:mod:`agents.nerts.luck`) with one-hand games
+capped at ``--max-steps`` steps and the ``random`` bot (Nerts' greedy and expert draw no
+random numbers); its deliberately wrong expectation averages each of entry 0's reveals over
+the seat's whole deck, cards already shown included, instead of over the unseen cards.
+
 Run:  python bench/luck_coverage.py --runs 200 --deals 20 \
           --out results/gnoming/luck/coverage_3p.json
+      python bench/luck_coverage.py --game nerts --bot random --runs 200 --deals 10 \
+          --out results/nerts/luck/coverage_random_3p.json
 """
 
 from __future__ import annotations
@@ -79,6 +86,53 @@ def play_deal(spec: str, n: int, seed: int, deal: int) -> list[tuple[float, floa
     return out
 
 
+def play_nerts_deal(
+    spec: str, n: int, seed: int, deal: int, max_steps: int
+) -> list[tuple[float, float, float]]:
+    """Nerts: entry 0's (win share, correct luck, biased luck) in each rotation of one deal."""
+    from agents.nerts.arena import play_game as play_nerts
+    from agents.nerts.luck import _Tracker
+    from agents.nerts.luck import shipped_value as nerts_value
+    from agents.nerts.registry import make_nerts_agent
+    from gnome_env.nerts.config import NertsConfig
+    from gnome_env.nerts.records import GameLog
+
+    config = NertsConfig(num_players=n, max_hands=1, max_steps_per_hand=max_steps)
+    game_seed, agent_seed = deal_seeds(seed, deal)
+    out = []
+    for rotation in range(n):
+        seats = rotation_seats(n, rotation)
+        agents = [None] * n
+        for i in range(n):
+            agents[seats[i]] = make_nerts_agent(
+                spec, agent_seed_for(agent_seed, rotation, i), config
+            )
+        log = GameLog(config, game_seed)
+        play_nerts(log, agents)
+        me = seats[0]
+        winners = log.game.winners()
+        share = 1.0 / len(winners) if me in winners else 0.0
+        lucks = []
+        for biased in (False, True):
+            tracker = _Tracker(GameLog(config, game_seed).game, nerts_value())
+            if biased:
+                honest = tracker._reveal_terms
+                whole = list(range(config.deck_size))
+
+                def wrong(*args, honest=honest, whole=whole, me=me):
+                    snap, seat, where, index, card, unseen = args
+                    support = whole if seat == me else unseen
+                    return honest(snap, seat, where, index, card, support)
+
+                tracker._reveal_terms = wrong
+            tracker.reveals(0)
+            for joint in log.hands[0]:
+                tracker.step(joint)
+            lucks.append(float(tracker.win[me]) * nerts_value().scale[0])
+        out.append((share, lucks[0], lucks[1]))
+    return out
+
+
 def interval(samples: list[float]) -> tuple[float, float]:
     x = np.asarray(samples)
     half = Z_95 * x.std(ddof=1) / np.sqrt(len(x))
@@ -87,7 +141,9 @@ def interval(samples: list[float]) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=["gnoming", "nerts"], default="gnoming")
     parser.add_argument("--bot", default="greedy", help="the bot of every seat (stochastic)")
+    parser.add_argument("--max-steps", type=int, default=150, help="Nerts: the hand's step cap")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--deals", type=int, default=20, help="deals per run")
@@ -104,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     widths = {"plain": [], "corrected": [], "biased": []}
     plain_means, fixed_means = [], []
     for run in range(args.runs):
-        deals = [play_deal(args.bot, n, args.seed + run, d) for d in range(args.deals)]
+        if args.game == "nerts":
+            deals = [
+                play_nerts_deal(args.bot, n, args.seed + run, d, args.max_steps)
+                for d in range(args.deals)
+            ]
+        else:
+            deals = [play_deal(args.bot, n, args.seed + run, d) for d in range(args.deals)]
         per = {
             "plain": [np.mean([g[0] for g in deal]) for deal in deals],
             "corrected": [np.mean([g[0] - g[1] for g in deal]) for deal in deals],
@@ -125,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     figures = {
         "command": "python bench/luck_coverage.py " + " ".join(argv or sys.argv[1:]),
+        "game": args.game,
         "bot": args.bot,
         "players": n,
         "runs": args.runs,

@@ -907,8 +907,9 @@ def run_arena(
     sequence's interval; the stats are over the games played. Where a run stops depends
     only on ``seed`` and ``check_every``, never on the workers or the backend.
 
-    ``variance_reduction`` (Gnoming A Round and Ginny-O): also compute each game's luck
-    correction (:mod:`agents.gnoming.luck`, :mod:`agents.ginny_o.luck`) and report the
+    ``variance_reduction``: also compute each game's luck correction
+    (:mod:`agents.gnoming.luck`, :mod:`agents.nerts.luck`, :mod:`agents.ginny_o.luck`; a
+    game registered without one refuses it with a ``ValueError``) and report the
     luck-corrected win rate and mean total of every entry, with 95% intervals and the
     variance-reduction factors (the ``corrected_*`` fields of :class:`EntryStats`;
     ``settings["variance_reduction"]`` describes the value function). The plain figures do

@@ -200,7 +200,7 @@ def add_sequential_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also report luck-corrected win rates and mean totals with their 95%% intervals "
         "and the variance-reduction factors (a control variate from the chance events, "
-        "docs/arena.md; Gnoming A Round and Ginny-O); the plain figures do not change",
+        "docs/arena.md; every game); the plain figures do not change",
     )
 
 

@@ -97,6 +97,7 @@ def play_nerts_deal(
     agent_seed: int,
     record_rotations: Sequence[int] = (),
     record_meta: Mapping[str, Any] | None = None,
+    luck: Any = False,
 ) -> list[dict[str, Any]]:
     """Play the ``num_players`` seat rotations of one Nerts deal; one record per game.
 
@@ -109,13 +110,17 @@ def play_nerts_deal(
     the rotations in ``record_rotations`` also get a ``"record"``: the Nerts game record
     (:func:`gnome_env.nerts.records.to_record`) with the meta of
     :func:`agents.core.arena.game_meta` (``record_meta`` plus who sat where).
+
+    With ``luck``, each record also has ``luck_win`` and ``luck_total`` by entry: the game's
+    summed luck-correction terms (:func:`agents.nerts.luck.game_luck`; ``luck`` True uses
+    the shipped value, a :class:`~agents.nerts.luck.NertsLuckValue` that one).
     """
     config = NertsConfig.from_dict({**rules_dict, "num_players": num_players})
 
     def play(
         agents: list[Any], meta: dict[str, Any] | None = None
     ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
-        log = GameLog(config, deal_seed) if meta is not None else None
+        log = GameLog(config, deal_seed) if meta is not None or luck else None
         game = NertsGame(config, deal_seed) if log is None else log.game
         steps = play_game(game if log is None else log, agents)
         ranks, shares = game_outcome(game)
@@ -131,8 +136,14 @@ def play_nerts_deal(
             "end_reasons": [h.end_reason for h in game.hand_results],
             "digest": game.digest(),
         }
-        if log is not None:
+        if meta is not None:
             extra["record"] = to_record(log, meta)
+        if luck:
+            from agents.nerts.luck import game_luck
+
+            terms = game_luck(config, deal_seed, log.hands, None if luck is True else luck)
+            by_seat["luck_win"] = terms["win"]
+            by_seat["luck_total"] = terms["total"]
         return by_seat, extra
 
     build = lambda entry, seed: _build(entry, seed, config)  # noqa: E731
@@ -162,4 +173,12 @@ NERTS_ARENA = ArenaGame(
     score_key="hand_scores",
     saves_games=True,
     record_text=record_text,
+    luck=lambda: _luck_info(),
 )
+
+
+def _luck_info() -> dict[str, Any]:
+    """What ``settings["variance_reduction"]`` says of the value function."""
+    from agents.nerts.luck import VALUE_FILE, shipped_value
+
+    return {"value": VALUE_FILE.name, "value_meta": shipped_value().meta}

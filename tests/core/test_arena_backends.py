@@ -16,6 +16,7 @@ LINEUP = ["greedy", "random", "random", "random"]
 #: One lineup per game: (lineup, seats, games, keyword arguments of run_arena). The Nerts
 #: games are single hands, capped short, so that the file stays fast; random seats make
 #: the results depend on every agent seed and every deal seed reaching the workers intact.
+#: Every game but the plain Gnoming case also computes its luck correction on the workers.
 CASES = {
     "gnoming": (LINEUP, 4, 24, {}),
     # the luck correction (variance_reduction): its terms are computed on the workers
@@ -24,7 +25,11 @@ CASES = {
         ["greedy", "random", "random"],
         3,
         9,
-        {"game": "nerts", "rules": {"max_hands": 1, "max_steps_per_hand": 150}},
+        {
+            "game": "nerts",
+            "rules": {"max_hands": 1, "max_steps_per_hand": 150},
+            "variance_reduction": True,
+        },
     ),
     # Ginny-O games capped at 12 turns (G29d) and played by the equity bot, whose rack
     # samples come from its agent seed, so the comparison covers those seeds too.
@@ -32,7 +37,7 @@ CASES = {
         ["expert", "random", "greedy"],
         3,
         6,
-        {"game": "ginny_o", "rules": {"max_turns": 12}},
+        {"game": "ginny_o", "rules": {"max_turns": 12}, "variance_reduction": True},
     ),
 }
 
