@@ -326,3 +326,26 @@ def test_gnome_eval_game_nerts_variance_reduction(capsys, tmp_path):
     assert "luck-corrected" in capsys.readouterr().out
     entry = json.loads(out.read_text())["entries"][0]
     assert entry["corrected_ci_low"] <= entry["corrected_win_rate"] <= entry["corrected_ci_high"]
+
+
+def test_n31_each_hand_deals_afresh_and_the_total_carries_into_the_value():
+    """In a game of several hands (N31) every hand's deal starts from the seat's whole deck
+    again, and the value of a hand in progress reads the totals carried from earlier hands
+    (a seat ahead on totals has the higher win value, all else equal)."""
+    config = NertsConfig(num_players=2, max_hands=2, max_steps_per_hand=60, target_score=500)
+    log = GameLog(config, 21)
+    agents = [make_nerts_agent(s, 5, config) for s in ("greedy", "random")]
+    play_game(log, agents)
+    assert len(log.hands) == 2
+    tracker = chance_terms(config, 21, log.hands, shipped_value())
+    second = [e for e in tracker.events if isinstance(e, RevealEvent) and e.hand == 1]
+    assert second[0].step == 0 and len(second[0].unseen) == 52
+    game = GameLog(config, 21).game
+    for joint in log.hands[0]:
+        game.step(joint)
+    game.next_hand()
+    snap = snapshot(game, [set(), set()], shipped_value().game_spread)
+    assert list(snap.carried) == list(game.totals) and game.totals[0] != game.totals[1]
+    win, _ = shipped_value().values(snap.rows(), snap.carried, snap.stage)
+    leader = int(np.argmax(game.totals))
+    assert win[leader] > 0.5  # identical unknown layouts: only the totals differ
