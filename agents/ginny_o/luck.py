@@ -25,7 +25,6 @@ the box is unknown to everyone. Parameters: ``agents/ginny_o/luck_value.json``, 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.core.value_files import read_value_file
 from gnome_env.ginny_o.config import GinnyConfig
 from gnome_env.ginny_o.engine import GinnyGame
 from gnome_env.ginny_o.placement_env import rack_features
@@ -84,14 +84,7 @@ class GinnyLuckValue:
 
     @classmethod
     def load(cls, path: str | Path = VALUE_FILE) -> GinnyLuckValue:
-        try:
-            data = json.loads(Path(path).read_text())
-        except OSError as err:
-            raise ValueError(f"cannot read the value parameters {path}: {err.strerror}") from None
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path} is not valid JSON: {err}") from None
-        if not isinstance(data, dict) or data.get("format") != VALUE_FORMAT:
-            raise ValueError(f"{path}: not a {VALUE_FORMAT} file")
+        data = read_value_file(path, VALUE_FORMAT)
         try:
             coef = np.asarray(data["coef"], dtype=np.float64)
             sigma = np.asarray(data["sigma"], dtype=np.float64)

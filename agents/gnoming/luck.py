@@ -39,7 +39,6 @@ games of seeds the arena never uses for evaluation.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.core.value_files import check_value_header, read_value_file
 from agents.gnoming import luck_kernel as K
 from gnome_env.core import rng
 from gnome_env.gnoming import actions as A
@@ -84,10 +84,7 @@ class LuckValue:
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "value parameters") -> LuckValue:
-        if not isinstance(data, dict) or data.get("format") != VALUE_FORMAT:
-            raise ValueError(f"{source}: not a {VALUE_FORMAT} file")
-        if data.get("version") != 1:
-            raise ValueError(f"{source}: version {data.get('version')!r} is not supported (1 is)")
+        check_value_header(data, VALUE_FORMAT, source)
         try:
             coef = np.asarray(data["coef"], dtype=np.float64)
             sigma = np.asarray(data["sigma"], dtype=np.float64)
@@ -107,15 +104,7 @@ class LuckValue:
 
     @classmethod
     def load(cls, path: str | Path = VALUE_FILE) -> LuckValue:
-        try:
-            text = Path(path).read_text()
-        except OSError as err:
-            raise ValueError(f"cannot read the value parameters {path}: {err.strerror}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path} is not valid JSON: {err}") from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(read_value_file(path, VALUE_FORMAT), str(path))
 
     @staticmethod
     def untrained() -> LuckValue:

@@ -40,7 +40,6 @@ one-hand games of an arena seed no evaluation uses.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.core.value_files import read_value_file
 from gnome_env.nerts.actions import Kind
 from gnome_env.nerts.cards import NUM_NATURAL, SUIT_COLOUR
 from gnome_env.nerts.config import NertsConfig
@@ -115,14 +115,7 @@ class NertsLuckValue:
 
     @classmethod
     def load(cls, path: str | Path = VALUE_FILE) -> NertsLuckValue:
-        try:
-            data = json.loads(Path(path).read_text())
-        except OSError as err:
-            raise ValueError(f"cannot read the value parameters {path}: {err.strerror}") from None
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path} is not valid JSON: {err}") from None
-        if not isinstance(data, dict) or data.get("format") != VALUE_FORMAT:
-            raise ValueError(f"{path}: not a {VALUE_FORMAT} file")
+        data = read_value_file(path, VALUE_FORMAT)
         try:
             win = np.asarray(data["win"], dtype=np.float64)
             points = np.asarray(data["points"], dtype=np.float64)

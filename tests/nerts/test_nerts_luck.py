@@ -349,3 +349,21 @@ def test_n31_each_hand_deals_afresh_and_the_total_carries_into_the_value():
     win, _ = shipped_value().values(snap.rows(), snap.carried, snap.stage)
     leader = int(np.argmax(game.totals))
     assert win[leader] > 0.5  # identical unknown layouts: only the totals differ
+
+
+def test_fit_script_writes_a_loadable_value_and_never_replaces_a_file_unasked(tmp_path, capsys):
+    from training.nerts.luck_fit import main
+
+    out = tmp_path / "value.json"
+    assert main(["--deals", "5", "--scale-deals", "20", "--out", str(out)]) == 0
+    value = NertsLuckValue.load(out)
+    assert value.meta["fitted"] is True and value.meta["games"] == 5
+    before = out.read_text()
+    with pytest.raises(SystemExit) as info:
+        main(["--deals", "5", "--scale-deals", "20", "--out", str(out)])
+    assert info.value.code == 2
+    assert "already exists: pass --overwrite" in capsys.readouterr().err
+    assert out.read_text() == before
+    with pytest.raises(SystemExit):
+        main(["--deals", "5", "--scale-deals", "3", "--out", str(tmp_path / "other.json")])
+    assert "--scale-deals must be at least 20" in capsys.readouterr().err

@@ -226,3 +226,31 @@ def train_to_end(train, cfg, data, stop_after: int | None, policy_line: bool = T
     elif policy_line:
         print(f"policy written to {Path(cfg.output_dir) / 'policy.pt'} ({summary['seconds']} s)")
     return 0
+
+
+def add_output_file_options(parser, what: str = "the parameter file to write (JSON)") -> None:  # type: ignore[no-untyped-def]
+    """``--out FILE`` (required) and ``--overwrite``, for a script that writes one file."""
+    parser.add_argument("--out", required=True, help=what)
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+
+def checked_output_file(parser, args) -> Path:  # type: ignore[no-untyped-def]
+    """``args.out`` as a path; an argparse error when it exists and ``--overwrite`` is not
+    given (a script never replaces a file it did not create unless asked)."""
+    out = Path(args.out)
+    if out.exists() and not args.overwrite:
+        parser.error(f"--out {out} already exists: pass --overwrite to replace it")
+    return out
+
+
+def save_value_file(out: Path, data: dict) -> bool:  # type: ignore[type-arg]
+    """Write a fitted value's parameters atomically; False (with the reason on stderr) when
+    the file cannot be written."""
+    from agents.core.value_files import write_value_file
+
+    try:
+        write_value_file(out, data)
+    except OSError as err:
+        print(f"error: cannot write {out}: {err.strerror}", file=sys.stderr)
+        return False
+    return True

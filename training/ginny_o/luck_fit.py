@@ -21,10 +21,8 @@ Run:  python -m training.ginny_o.luck_fit --deals 240 --out agents/ginny_o/luck_
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +41,7 @@ from agents.ginny_o.luck import (
 from agents.ginny_o.registry import make_ginny_agent
 from gnome_env.ginny_o.config import GinnyConfig
 from gnome_env.ginny_o.engine import GinnyGame
+from training.core.runs import add_output_file_options, checked_output_file, save_value_file
 
 #: The arena seed of the fit's games: never used to evaluate anything.
 FIT_SEED = 660066
@@ -139,14 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=240, help="games (2-4 seats in turn)")
     parser.add_argument("--seed", type=int, default=FIT_SEED, help="the fit's arena seed")
-    parser.add_argument("--out", required=True, help="the parameter file to write (JSON)")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    add_output_file_options(parser)
     args = parser.parse_args(argv)
     if args.deals < 3:
         parser.error("--deals must be at least 3 (one game at each seat count)")
-    out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        parser.error(f"--out {out} already exists: pass --overwrite to replace it")
+    out = checked_output_file(parser, args)
     start = time.perf_counter()
     rows, games = collect(args.deals, args.seed)
     coef = fit_coef(rows)
@@ -166,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         },
         scale,
     )
-    out.write_text(json.dumps(value.to_dict(), indent=1) + "\n")
+    if not save_value_file(out, value.to_dict()):
+        return 1
     print(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
     return 0
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from agents.gnoming.registry import make_agent
 from gnome_env.gnoming.config import RulesConfig
 from gnome_env.gnoming.engine import Game
 from gnome_env.gnoming.information import SeatView
+from training.core.runs import add_output_file_options, checked_output_file, save_value_file
 
 #: The arena seed of the fit's games: never used to evaluate anything.
 FIT_SEED = 770077
@@ -221,14 +221,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tune-deals", type=int, default=100, help="games of the spread's direct search"
     )
-    parser.add_argument("--out", required=True, help="the parameter file to write (JSON)")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    add_output_file_options(parser)
     args = parser.parse_args(argv)
     if args.deals < 5:
         parser.error("--deals must be at least 5 (one deal at each seat count)")
-    out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        parser.error(f"--out {out} already exists: pass --overwrite to replace it")
+    out = checked_output_file(parser, args)
     start = time.perf_counter()
     rows, games = collect(args.deals, args.seed)
     coef = fit_layout(rows)
@@ -251,9 +248,9 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": round(time.perf_counter() - start, 1),
         },
     )
-    import json
 
-    out.write_text(json.dumps(value.to_dict(), indent=1) + "\n")
+    if not save_value_file(out, value.to_dict()):
+        return 1
     print(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
     return 0
 

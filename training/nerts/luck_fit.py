@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -47,6 +45,7 @@ from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.information import NertsView
 from gnome_env.nerts.records import GameLog
+from training.core.runs import add_output_file_options, checked_output_file, save_value_file
 
 #: The arena seed of the fit's games: never used to evaluate anything.
 FIT_SEED = 880088
@@ -172,14 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         "--scale-deals", type=int, default=200, help="rotated deals for the scale fit"
     )
     parser.add_argument("--seed", type=int, default=FIT_SEED, help="the fit's arena seed")
-    parser.add_argument("--out", required=True, help="the parameter file to write (JSON)")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    add_output_file_options(parser)
     args = parser.parse_args(argv)
     if args.deals < 5:
         parser.error("--deals must be at least 5 (one game at each seat count)")
-    out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        parser.error(f"--out {out} already exists: pass --overwrite to replace it")
+    if args.scale_deals < 20:
+        parser.error("--scale-deals must be at least 20 (two deals of each seat count and lineup)")
+    out = checked_output_file(parser, args)
     start = time.perf_counter()
     stages, x, mask, y, target = collect(args.deals, args.seed)
     base = NertsLuckValue.untrained()
@@ -207,12 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     }
     value = NertsLuckValue(win, points, meta, value.game_spread, scale)
-    try:
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(json.dumps(value.to_dict(), indent=1) + "\n")
-        tmp.replace(out)
-    except OSError as err:
-        print(f"error: cannot write {out}: {err.strerror}", file=sys.stderr)
+    if not save_value_file(out, value.to_dict()):
         return 1
     print(f"wrote {out}: scale {scale[0]:.3f} / {scale[1]:.3f}, {meta['seconds']} s")
     return 0
