@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.ginny_o.bots import HeuristicGinnyAgent
+from agents.ginny_o.bots import HeuristicGinnyAgent, remaining_tiles
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import RACK_SIZE
 from gnome_env.ginny_o.information import GinnyView
@@ -77,6 +77,10 @@ class ExpertGinnyAgent(HeuristicGinnyAgent):
             out.append(np.bincount(rack, minlength=NUM_KINDS).tolist())
         return out
 
+    def equity(self, view: GinnyView, value: float, placement: Placement, racks) -> float:
+        """A replied placement's equity: ``value`` minus the weighted expected reply."""
+        return value - self.REPLY_WEIGHT * self.reply(view, placement, racks)
+
     def choose(self, view: GinnyView) -> int:
         """The index in ``view.placements`` of the highest-equity placement."""
         values = [self.value(view, p) for p in view.placements]
@@ -86,10 +90,69 @@ class ExpertGinnyAgent(HeuristicGinnyAgent):
         racks = self.sample_racks(view)
         best, best_equity = order[0], None
         for i in sorted(order):
-            equity = values[i] - self.REPLY_WEIGHT * self.reply(view, view.placements[i], racks)
+            equity = self.equity(view, values[i], view.placements[i], racks)
             if best_equity is None or equity > best_equity:
                 best, best_equity = i, equity
         return best
 
 
-__all__ = ["ExpertGinnyAgent"]
+class LookaheadGinnyAgent(ExpertGinnyAgent):
+    """The expert's equity plus a look at the seat's *own* next turn (two plies of its own).
+
+    For each of the :data:`~ExpertGinnyAgent.TOP_K` placements it also estimates what this
+    seat could score next turn: the placement is put on a copy of the board, the rack it
+    leaves is refilled with as many tiles as it places (G15) drawn from the tiles this seat
+    cannot see (``view.unseen``, by its own seeded generator, :data:`OWN_SAMPLES` times),
+    and the compiled generator's best score of each refilled rack is averaged (the board is
+    the one after this placement: the opponents' moves in between are not simulated).
+    equity = value - REPLY_WEIGHT x reply + :data:`OWN_WEIGHT` x own next best score, where
+    value is the heuristic's without the per-tile bonus (:data:`TILE_BONUS` 0: the
+    simulated refill replaces it). Chosen on pilot seeds 920100-920300 against the expert
+    (``agents/policies/ginny_lookahead/README.md``); not a registered spec: it is the
+    teacher of the ``ginny_lookahead`` policy (:mod:`agents.ginny_o.turns`).
+    """
+
+    spec = "lookahead"
+
+    TILE_BONUS = 0.0
+    #: Weight of this seat's own expected best score next turn.
+    OWN_WEIGHT = 0.8
+    #: Refilled racks sampled for each own-next-turn estimate.
+    OWN_SAMPLES = 6
+
+    def own_next(self, view: GinnyView, placement: Placement) -> float:
+        """The mean best score this seat could place next turn after ``placement`` (the rack
+        it leaves, refilled from the unseen tiles; the board as ``placement`` leaves it)."""
+        board = view.board.copy()
+        for c, tile, card in placement.tiles:
+            board.put(c, tile == 52, card, placement.region)
+        left = np.bincount(
+            np.asarray(remaining_tiles(view, placement), dtype=np.int64), minlength=NUM_KINDS
+        )
+        pool = np.repeat(np.arange(NUM_KINDS), np.asarray(view.unseen, dtype=np.int64))
+        draw = min(len(placement.tiles), view.box_size, pool.size)
+        cfg = view.config
+        out = []
+        for _ in range(self.OWN_SAMPLES):
+            counts = left
+            if draw:
+                drawn = self.rng.choice(pool, size=draw, replace=False)
+                counts = left + np.bincount(drawn, minlength=NUM_KINDS)
+            out.append(
+                best_score(
+                    board,
+                    counts.tolist(),
+                    max_tiles=RACK_SIZE,
+                    descending_runs=cfg.descending_runs,
+                    rescore_existing=cfg.rescore_existing,
+                )
+            )
+        return float(np.mean(out)) if out else 0.0
+
+    def equity(self, view: GinnyView, value: float, placement: Placement, racks) -> float:
+        """The expert's equity plus :data:`OWN_WEIGHT` x :meth:`own_next`."""
+        reply = self.reply(view, placement, racks)
+        return value - self.REPLY_WEIGHT * reply + self.OWN_WEIGHT * self.own_next(view, placement)
+
+
+__all__ = ["ExpertGinnyAgent", "LookaheadGinnyAgent"]

@@ -24,6 +24,13 @@ compiled generator over ``samples`` racks drawn from the tiles this seat cannot 
 checkpoint names its own (``search``). So the features depend on the seat's view (G17) and
 the agent's seed only. The turn context is :data:`CONTEXT_FEATURES`.
 
+With ``own`` > 0 in ``search`` (the ``ginny_lookahead`` policy) the rule in the features is
+:class:`~agents.ginny_o.expert.LookaheadGinnyAgent`'s instead: each replied candidate also
+gets ``own_next`` (:data:`LOOKAHEAD_FEATURES`: the seat's expected best score next turn after
+it, over ``own`` refills of its rack drawn from the unseen tiles), its value drops the per-tile
+bonus, and its equity adds ``own_weight`` x ``own_next``; :func:`candidate_features` names
+the columns and a checkpoint's ``features`` must match its ``search``.
+
 The network (:class:`TurnPolicyNetwork`) is permutation-equivariant over candidates: one
 shared MLP maps ``[candidate features | context]`` to a hidden vector and a logit; a second
 head gives the three other actions' logits from the context and the pooled candidates; the
@@ -48,7 +55,7 @@ from torch import nn
 
 from agents.core.checkpoint_io import load_torch_file, write_checkpoint
 from agents.ginny_o.bots import GreedyGinnyAgent, remaining_tiles, weak_slots
-from agents.ginny_o.expert import ExpertGinnyAgent
+from agents.ginny_o.expert import ExpertGinnyAgent, LookaheadGinnyAgent
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.board import BLUE, GREEN, RED, SQUARE, YELLOW
 from gnome_env.ginny_o.cards import JOKER, penalty_value
@@ -92,6 +99,18 @@ CANDIDATE_FEATURES = (
 )
 #: The features that carry the expert's reply estimate and equity (the ablation drops them).
 EQUITY_FEATURES = ("replied", "reply", "equity", "equity_gap", "expert_choice")
+#: With an own-turn look-ahead (``own`` > 0 in the search settings: the rule of
+#: :class:`~agents.ginny_o.expert.LookaheadGinnyAgent`) each candidate also has this feature
+#: (the seat's expected best score next turn after it, 0 when it was not looked at), and
+#: ``equity`` and ``expert_choice`` are that rule's.
+LOOKAHEAD_FEATURES = ("own_next",)
+
+
+def candidate_features(own: int = 0) -> tuple[str, ...]:
+    """The candidate feature names for an own-turn look-ahead of ``own`` samples (0: none)."""
+    return CANDIDATE_FEATURES + (LOOKAHEAD_FEATURES if own else ())
+
+
 CONTEXT_FEATURES = (
     "own_score",
     "best_opponent",
@@ -128,14 +147,26 @@ class TurnFeatures:
         k: int = MAX_CANDIDATES,
         top: int = REPLY_TOP,
         samples: int = REPLY_SAMPLES,
+        own: int = 0,
+        own_weight: float = LookaheadGinnyAgent.OWN_WEIGHT,
     ) -> None:
         for name, value in (("k", k), ("top", top), ("samples", samples)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}={value!r} is not allowed: a positive integer")
-        self.k, self.top, self.samples = k, min(top, k), samples
-        # the expert's value and reply code, with this object's own generator; ``top`` and
-        # ``samples`` replace the expert's TOP_K and SAMPLES (6 and 6) for this object only
-        self.expert = ExpertGinnyAgent(seed, config)
+        if isinstance(own, bool) or not isinstance(own, int) or own < 0:
+            raise ValueError(f"own={own!r} is not allowed: an integer >= 0")
+        if isinstance(own_weight, bool) or not isinstance(own_weight, (int, float)):
+            raise ValueError(f"own_weight={own_weight!r} is not allowed: a number")
+        self.k, self.top, self.samples, self.own = k, min(top, k), samples, own
+        self.names = candidate_features(own)
+        # the expert's value and reply code (with ``own``: the look-ahead rule's), with this
+        # object's own generator; ``top``, ``samples``, ``own`` and ``own_weight`` replace the
+        # bot's TOP_K, SAMPLES, OWN_SAMPLES and OWN_WEIGHT for this object only
+        if own:
+            self.expert = LookaheadGinnyAgent(seed, config)
+            self.expert.OWN_SAMPLES, self.expert.OWN_WEIGHT = own, float(own_weight)
+        else:
+            self.expert = ExpertGinnyAgent(seed, config)
         self.expert.TOP_K, self.expert.SAMPLES = self.top, samples
 
     def build(self, view: GinnyView) -> dict[str, Any]:
@@ -147,15 +178,22 @@ class TurnFeatures:
         k, ex = self.k, self.expert
         values = [ex.value(view, p) for p in view.placements]
         order = sorted(range(len(values)), key=lambda i: (-values[i], i))[:k]
-        rows = np.zeros((k, len(CANDIDATE_FEATURES)), np.float32)
+        rows = np.zeros((k, len(self.names)), np.float32)
         top = order[: self.top]
         replies: dict[int, float] = {}
+        owns: dict[int, float] = {}
         if len(top) > 1:
             racks = ex.sample_racks(view)
-            replies = {i: ex.reply(view, view.placements[i], racks) for i in sorted(top)}
+            for i in sorted(top):  # the bot's order: its generator draws the same racks
+                replies[i] = ex.reply(view, view.placements[i], racks)
+                if self.own:
+                    owns[i] = ex.own_next(view, view.placements[i])
         elif top:
             replies = {top[0]: 0.0}
-        equities = {i: values[i] - REPLY_WEIGHT * r for i, r in replies.items()}
+        weight = ex.OWN_WEIGHT if self.own else 0.0
+        equities = {
+            i: values[i] - REPLY_WEIGHT * r + weight * owns.get(i, 0.0) for i, r in replies.items()
+        }
         worst_reply = max(replies.values(), default=0.0)
         best_equity = max(equities.values(), default=0.0)
         # the expert's pick: highest equity, ties to the first in the generator's order
@@ -168,6 +206,7 @@ class TurnFeatures:
             equity = equities[i] if replied else values[i] - REPLY_WEIGHT * worst_reply
             squares = [SQUARE[c] for c, _, _ in p.tiles]
             real = [t for t in left if t != JOKER]
+            extra = (owns.get(i, 0.0) / 100.0,) if self.own else ()
             rows[row] = (
                 p.score / 100.0,
                 len(p.tiles) / 8.0,
@@ -186,6 +225,7 @@ class TurnFeatures:
                 len(left) - len(real),
                 sum(penalty_value(t) for t in real) / 100.0,
                 1.0,
+                *extra,
             )
         context = self.context(view, len(order))
         mask = turn_mask(view, order, k)
@@ -279,17 +319,22 @@ class TurnPolicyNetwork(nn.Module):
     feature names zeroed on input (the ablation without the equity features)."""
 
     def __init__(
-        self, k: int = MAX_CANDIDATES, hidden: int = 64, drop: tuple[str, ...] | list[str] = ()
+        self,
+        k: int = MAX_CANDIDATES,
+        hidden: int = 64,
+        drop: tuple[str, ...] | list[str] = (),
+        own: bool = False,
     ) -> None:
         super().__init__()
-        unknown = [d for d in drop if d not in CANDIDATE_FEATURES]
+        names = candidate_features(int(bool(own)))
+        unknown = [d for d in drop if d not in names]
         if unknown:
             raise ValueError(f"unknown candidate features to drop: {unknown}")
-        self.k, self.hidden, self.drop = int(k), int(hidden), tuple(drop)
-        f, c = len(CANDIDATE_FEATURES), len(CONTEXT_FEATURES)
+        self.k, self.hidden, self.drop, self.own = int(k), int(hidden), tuple(drop), bool(own)
+        f, c = len(names), len(CONTEXT_FEATURES)
         keep = torch.ones(f)
         for name in self.drop:
-            keep[CANDIDATE_FEATURES.index(name)] = 0.0
+            keep[names.index(name)] = 0.0
         self.register_buffer("keep", keep, persistent=False)
         self.cand = nn.Sequential(
             nn.Linear(f + c, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
@@ -303,7 +348,10 @@ class TurnPolicyNetwork(nn.Module):
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"k": self.k, "hidden": self.hidden, "drop": list(self.drop)}
+        out: dict[str, Any] = {"k": self.k, "hidden": self.hidden, "drop": list(self.drop)}
+        if self.own:  # only then, so that version-1 checkpoints read as before
+            out["own"] = True
+        return out
 
     def forward(
         self, cands: torch.Tensor, ctx: torch.Tensor, mask: torch.Tensor
@@ -333,12 +381,19 @@ def save_policy(
     search: dict[str, int] | None = None,
 ) -> Path:
     """Write ``net`` as a checkpoint (atomically); ``search`` is the features' reply search,
-    ``{"top": ..., "samples": ...}`` (default: the expert's, 6 and 6)."""
+    ``{"top": ..., "samples": ...}`` (default: the expert's, 6 and 6), with ``"own"`` and
+    ``"own_weight"`` for an own-turn look-ahead (the network must have ``own``)."""
+    search = dict(search or {"top": REPLY_TOP, "samples": REPLY_SAMPLES})
+    if bool(search.get("own", 0)) != net.own:
+        raise ValueError("the network's own-turn feature and the search settings disagree")
     payload = {
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
-        "search": dict(search or {"top": REPLY_TOP, "samples": REPLY_SAMPLES}),
-        "features": {"candidates": list(CANDIDATE_FEATURES), "context": list(CONTEXT_FEATURES)},
+        "search": search,
+        "features": {
+            "candidates": list(candidate_features(search.get("own", 0))),
+            "context": list(CONTEXT_FEATURES),
+        },
         "network": net.describe(),
         "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
         "training": training,
@@ -364,13 +419,16 @@ def read_checkpoint(path: str | Path) -> tuple[TurnPolicyNetwork, dict[str, Any]
     missing = [k for k in ("features", "search", "network", "state_dict") if k not in data]
     if missing:
         raise ValueError(f"{where} lacks {', '.join(missing)}: the file is incomplete")
-    want = {"candidates": list(CANDIDATE_FEATURES), "context": list(CONTEXT_FEATURES)}
+    own = data["search"].get("own", 0) if isinstance(data["search"], dict) else 0
+    want = {"candidates": list(candidate_features(own)), "context": list(CONTEXT_FEATURES)}
     if data["features"] != want:
         raise ValueError(f"{where} was trained on other features than this code builds")
     try:
         net = TurnPolicyNetwork(**data["network"])
         net.load_state_dict(data["state_dict"])
         TurnFeatures(0, None, net.k, **data["search"])  # checks the search settings
+        if net.own != bool(own):
+            raise ValueError("the network's own-turn feature and the search settings disagree")
     except (TypeError, ValueError, RuntimeError, KeyError) as err:
         raise ValueError(f"{where}: the weights do not fit the network: {str(err)[:200]}") from None
     net.eval()
@@ -462,10 +520,12 @@ __all__ = [
     "CANDIDATE_FEATURES",
     "CONTEXT_FEATURES",
     "EQUITY_FEATURES",
+    "LOOKAHEAD_FEATURES",
     "MAX_CANDIDATES",
     "TurnFeatures",
     "TurnPolicyAgent",
     "TurnPolicyNetwork",
+    "candidate_features",
     "read_checkpoint",
     "save_policy",
     "turn_actions",

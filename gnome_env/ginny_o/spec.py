@@ -37,6 +37,13 @@ SPEC = GameSpec(
     },
     shipped=(
         ShippedPolicy(
+            "ginny_lookahead",
+            "turns:agents/policies/ginny_lookahead/policy.pt",
+            "above expert at 2 players, level at 4: 0.537 [0.519, 0.556] at 2 players, "
+            "0.254 [0.237, 0.270] at 4 against n-1 expert bots, 2,000 games each "
+            "(agents/policies/ginny_lookahead/README.md)",
+        ),
+        ShippedPolicy(
             "ginny_turns",
             "turns:agents/policies/ginny_turns/policy.pt",
             "level with expert, not above it: 0.499 [0.482, 0.516] at 2 players, "

@@ -255,14 +255,15 @@ def test_gnome_eval_with_a_missing_checkpoint_is_one_line(tmp_path):
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped policy is not there")
-def test_the_shipped_policy_loads_and_is_ginny_os_strongest():
+def test_the_shipped_policy_loads_and_is_shipped():
     net, data = read_checkpoint(SHIPPED)
     assert SHIPPED.stat().st_size < 5_000_000
     assert data["training"]["config"]["seed"] == 1
     from gnome_env.registry import get_game
 
     spec = get_game("ginny_o")
-    assert spec.strongest_policy.spec == "turns:agents/policies/ginny_turns/policy.pt"
+    shipped = {p.name: p.spec for p in spec.shipped}
+    assert shipped["ginny_turns"] == "turns:agents/policies/ginny_turns/policy.pt"
     # it imitated the expert: on these positions it picks the expert's placement mostly
     feats = TurnFeatures(5, GinnyConfig(num_players=2), net.k, **data["search"])
     agree = total = 0

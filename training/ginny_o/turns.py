@@ -10,6 +10,10 @@
    n-1 ``expert`` bots, 2 and 4 players in turn; the reward is the learner's win share minus
    1/n at the game's end (G31), nothing before; GAE over each game's decisions.
 
+With ``--own-samples N`` the imitated rule is the own-turn look-ahead
+(:class:`~agents.ginny_o.expert.LookaheadGinnyAgent`, ``--own-weight``) and the candidates
+get its ``own_next`` feature (the ``ginny_lookahead`` policy).
+
 Games use seeds ``SEED_BASE + seed * 1_000_000 + i`` (:data:`SEED_BASE`), never an arena
 seed. One torch thread; the same arguments give the same checkpoints. Writes ``OUT/bc.pt``,
 ``OUT/policy.pt`` (the final network: after PPO, or the BC one without it) and
@@ -52,7 +56,7 @@ def _turn_start(view: GinnyView) -> bool:
 
 
 def expert_rule_games(
-    players: int, games: int, seed0: int, k: int, search: dict[str, int]
+    players: int, games: int, seed0: int, k: int, search: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], list[float]]:
     """Play ``games`` games where every seat follows the expert's rule on its own features;
     the decisions (features, mask, label, seat's win share) and each game's seconds."""
@@ -153,7 +157,7 @@ def ppo_games(
     seed0: int,
     k: int,
     gen: torch.Generator,
-    search: dict[str, int],
+    search: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], list[float]]:
     """One learner seat (rotating) sampling from ``net`` against expert bots; decisions with
     log-probabilities, values and GAE targets (reward: win share - 1/n at the end)."""
@@ -281,6 +285,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="racks sampled for each reply estimate (the expert: 6)",
     )
     p.add_argument(
+        "--own-samples",
+        type=int,
+        default=0,
+        help="look at the seat's own next turn with this many refilled racks per replied "
+        "candidate and imitate that rule (LookaheadGinnyAgent; 0: the expert's rule)",
+    )
+    p.add_argument(
+        "--own-weight",
+        type=float,
+        default=0.8,
+        help="weight of the own next turn's expected best score in the imitated equity",
+    )
+    p.add_argument(
         "--label-smoothing",
         type=float,
         default=0.1,
@@ -292,7 +309,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="zero the expert's reply and equity features (the ablation)",
     )
     args = p.parse_args(argv)
-    for name in ("bc_games_2p", "bc_games_4p", "bc_epochs", "ppo_games", "ppo_batch"):
+    for name in (
+        "bc_games_2p",
+        "bc_games_4p",
+        "bc_epochs",
+        "ppo_games",
+        "ppo_batch",
+        "own_samples",
+    ):
         if getattr(args, name) < 0:
             p.error(f"--{name.replace('_', '-')} must be at least 0")
     if (
@@ -322,7 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     gen = torch.Generator().manual_seed(args.seed)
     k = MAX_CANDIDATES
     base = SEED_BASE + args.seed * 1_000_000
-    search = {"top": args.reply_top, "samples": args.reply_samples}
+    search: dict[str, Any] = {"top": args.reply_top, "samples": args.reply_samples}
+    if args.own_samples:
+        search.update(own=args.own_samples, own_weight=args.own_weight)
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     data = []
@@ -336,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     drop = EQUITY_FEATURES if args.no_equity else ()
-    net = TurnPolicyNetwork(k=k, hidden=args.hidden, drop=drop)
+    net = TurnPolicyNetwork(k=k, hidden=args.hidden, drop=drop, own=bool(args.own_samples))
     behaviour_clone(net, data, args.bc_epochs, args.bc_lr, gen, log, args.label_smoothing)
     config = {k_: v for k_, v in vars(args).items() if k_ not in ("out", "overwrite")}
     bc_s = time.perf_counter() - start
