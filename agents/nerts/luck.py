@@ -317,7 +317,7 @@ class RevealEvent:
 @dataclass
 class PriorityEvent:
     """A step whose pi decided a collision: the groups of seats playing onto one slot, the
-    winners that happened, and the winner combinations with their probability."""
+    winners that happened (each combination of winners, one per group, is equally likely)."""
 
     hand: int
     step: int
@@ -369,7 +369,7 @@ class _Tracker:
         game = self.game
         snap = snapshot(game, self.seen, self.value.game_spread)
         if snap.outcome is not None:  # hand over: a call ends it before any top is read
-            self._reveal_over(snap, step)
+            self._reveal_over()
             return
         for seat in range(game.num_players):
             spots: list[tuple[str, int, int]] = []  # (where, index, card)
@@ -387,7 +387,7 @@ class _Tracker:
                 self.seen[seat].add(card)
                 self._set(snap, seat, where, index, card)
 
-    def _reveal_over(self, snap: Snapshot, step: int) -> None:
+    def _reveal_over(self) -> None:
         """At a hand's end the value is the scored outcome, which no unseen card changes:
         the cards still show (they are recorded as seen) but every term is zero."""
         game = self.game
