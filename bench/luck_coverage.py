@@ -91,7 +91,7 @@ def play_nerts_deal(
 ) -> list[tuple[float, float, float]]:
     """Nerts: entry 0's (win share, correct luck, biased luck) in each rotation of one deal."""
     from agents.nerts.arena import play_game as play_nerts
-    from agents.nerts.luck import _Tracker
+    from agents.nerts.luck import _Tracker, chance_terms
     from agents.nerts.luck import shipped_value as nerts_value
     from agents.nerts.registry import make_nerts_agent
     from gnome_env.nerts.config import NertsConfig
@@ -112,24 +112,23 @@ def play_nerts_deal(
         me = seats[0]
         winners = log.game.winners()
         share = 1.0 / len(winners) if me in winners else 0.0
-        lucks = []
-        for biased in (False, True):
-            tracker = _Tracker(GameLog(config, game_seed).game, nerts_value())
-            if biased:
-                honest = tracker._reveal_terms
-                whole = list(range(config.deck_size))
+        scale = nerts_value().scale[0]
+        luck = float(chance_terms(config, game_seed, log.hands, nerts_value()).win[me]) * scale
+        # the same replay with a wrong support at entry 0's own reveals
+        tracker = _Tracker(GameLog(config, game_seed).game, nerts_value())
+        honest = tracker._reveal_terms
+        whole = list(range(config.deck_size))
 
-                def wrong(*args, honest=honest, whole=whole, me=me):
-                    snap, seat, where, index, card, unseen = args
-                    support = whole if seat == me else unseen
-                    return honest(snap, seat, where, index, card, support)
+        def wrong(*args, honest=honest, whole=whole, me=me):
+            snap, seat, where, index, card, unseen = args
+            support = whole if seat == me else unseen
+            return honest(snap, seat, where, index, card, support)
 
-                tracker._reveal_terms = wrong
-            tracker.reveals(0)
-            for joint in log.hands[0]:
-                tracker.step(joint)
-            lucks.append(float(tracker.win[me]) * nerts_value().scale[0])
-        out.append((share, lucks[0], lucks[1]))
+        tracker._reveal_terms = wrong
+        tracker.reveals(0)
+        for joint in log.hands[0]:
+            tracker.step(joint)
+        out.append((share, luck, float(tracker.win[me]) * scale))
     return out
 
 
