@@ -11,6 +11,9 @@ from its own view and plays that action's atomic ids) against n-1 copies of each
 
 Run:  python examples/sb3_ginny_placements.py --players 2 --turns 20000 --opponents greedy \\
           --eval-opponents random,greedy,expert --eval-games 400 --seed 11
+
+``--variance-reduction`` adds the luck-corrected win rate, its interval and the
+variance-reduction factor to every arena row (docs/arena.md, "Luck correction").
 """
 
 from __future__ import annotations
@@ -86,6 +89,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--eval-opponents", default="random,greedy,expert")
     parser.add_argument("--save", help="save the model here (a new file)")
     parser.add_argument("--out", help="write the figures to this new JSON file")
+    parser.add_argument(
+        "--variance-reduction",
+        action="store_true",
+        help="also report the luck-corrected win rate and variance-reduction factor of every "
+        "arena row (docs/arena.md, 'Luck correction'; the plain figures do not change)",
+    )
     args = parser.parse_args(argv)
     for name in ("turns", "n_envs", "n_steps", "batch_size"):
         if getattr(args, name) < 1:
@@ -143,6 +152,7 @@ def main(argv: list[str] | None = None) -> dict:
             args.seed,
             None,
             "ginny_o",
+            variance_reduction=args.variance_reduction,
         )
         if args.eval_games
         else []

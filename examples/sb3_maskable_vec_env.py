@@ -12,6 +12,8 @@ Run::
         --eval-games 200 --eval-opponents random,greedy,expert --out sb3_figures.json
 
 ``--players`` takes one seat count (``4``) or a list (``3,4,5``: every game draws its count).
+``--variance-reduction`` adds the luck-corrected win rate, its interval and the
+variance-reduction factor to every arena row (docs/arena.md, "Luck correction").
 Tested with stable-baselines3 2.9.2, sb3-contrib 2.9.2, gymnasium 1.4.0, torch 2.13 (CPU).
 """
 
@@ -31,6 +33,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
 import gnome_env  # noqa: F401  (registers gnome_env/GnomingARound-v1)
+from agents.core.arena import corrected_fields, corrected_text
 from agents.gnoming.arena import run_arena
 from agents.gnoming.registry import make_agent
 from agents.gnoming.sb3_agent import SB3Agent  # the model's most likely legal action
@@ -53,6 +56,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--save", help="save the model here (the arena loads it as sb3:PATH)")
     parser.add_argument("--out", help="write the figures to this JSON file")
+    parser.add_argument(
+        "--variance-reduction",
+        action="store_true",
+        help="also report the luck-corrected win rate and variance-reduction factor of every "
+        "arena row (docs/arena.md, 'Luck correction'; the plain figures do not change)",
+    )
     args = parser.parse_args(argv)
     args.players = [int(p) for p in args.players.split(",")]
     args.eval_opponents = (args.eval_opponents or args.opponents).split(",")
@@ -109,13 +118,24 @@ def main(argv: list[str] | None = None) -> dict:
 
     # The trained model in the arena: one seat against n - 1 bots, seats rotated.
     figures["arena"] = []
-    print(
+    head = (
         f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  "
         f"{'1/n':>5}  {'round score':>11}"
     )
+    if args.variance_reduction:
+        head += f"  {'luck-corrected [95% CI]':<25}  {'var. red.':>9}"
+    print(head)
     for n, bot in [(n, bot) for n in dict.fromkeys(args.players) for bot in args.eval_opponents]:
         lineup = [lambda seed, config: SB3Agent(model)] + [bot] * (n - 1)
-        result = run_arena(lineup, n, args.eval_games, seed=args.seed, workers=1, progress=False)
+        result = run_arena(
+            lineup,
+            n,
+            args.eval_games,
+            seed=args.seed,
+            workers=1,
+            progress=False,
+            variance_reduction=args.variance_reduction,
+        )
         me = result.stats[0]
         row = {
             "num_players": n,
@@ -127,10 +147,14 @@ def main(argv: list[str] | None = None) -> dict:
             "equal_share": 1 / n,
             "mean_round_score": me.mean_round_score,
         }
-        figures["arena"].append(row)
         ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
         score = f"{me.mean_round_score:>11.2f}"
-        print(f"{n:>5}  {bot:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}  {score}")
+        line = f"{n:>5}  {bot:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}  {score}"
+        if args.variance_reduction:
+            row.update(corrected_fields(me))
+            line += "  " + corrected_text(me)
+        figures["arena"].append(row)
+        print(line)
     print(f"trained {model.num_timesteps} steps in {train_s:.1f} s")
     if args.out:
         with open(args.out, "w") as f:

@@ -14,6 +14,8 @@ Run::
         --eval-games 100 --out nerts_sb3_figures.json
 
 ``--players`` takes one seat count (``2``) or a list (``2,4``: every episode draws its count).
+``--variance-reduction`` adds the luck-corrected win rate, its interval and the
+variance-reduction factor to every arena row (docs/arena.md, "Luck correction").
 Tested with stable-baselines3 2.9.2, sb3-contrib 2.9.2, gymnasium 1.4.0, torch 2.13 (CPU).
 """
 
@@ -77,6 +79,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--log-dir", help="for evaluations.npz (default: a new temp dir)")
     parser.add_argument("--save", help="save the model here")
     parser.add_argument("--out", help="write the figures to this JSON file")
+    parser.add_argument(
+        "--variance-reduction",
+        action="store_true",
+        help="also report the luck-corrected win rate and variance-reduction factor of every "
+        "arena row (docs/arena.md, 'Luck correction'; the plain figures do not change)",
+    )
     args = parser.parse_args(argv)
     try:
         args.players = [int(p) for p in args.players.split(",")]
@@ -173,6 +181,7 @@ def arena_rows(model: MaskablePPO, args: argparse.Namespace) -> list[dict]:
         args.seed,
         rules,
         "nerts",
+        variance_reduction=args.variance_reduction,
     )
 
 

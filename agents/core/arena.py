@@ -943,12 +943,19 @@ def one_against_bots(
     seed: int,
     rules: Any,
     game: str,
+    variance_reduction: bool = False,
 ) -> list[dict[str, Any]]:
     """The arena rows of one agent (``agent_factory(seed, config) -> agent``) against n - 1
     copies of each bot spec, for each seat count: seats rotated, arena seed ``seed``; one
-    row (and one printed line) per seat count and spec (the library examples' final table)."""
+    row (and one printed line) per seat count and spec (the library examples' final table).
+    ``variance_reduction``: the runs also compute the luck correction (:func:`run_arena`),
+    and each row gains the agent's ``corrected_win_rate``, ``corrected_ci_low``,
+    ``corrected_ci_high`` and ``variance_reduction`` (the plain fields do not change)."""
     rows = []
-    print(f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  {'1/n':>5}")
+    head = f"{'seats':>5}  {'opponents':<10} {'games':>5}  {'win rate [95% CI]':<22}  {'1/n':>5}"
+    if variance_reduction:
+        head += f"  {'luck-corrected [95% CI]':<25}  {'var. red.':>9}"
+    print(head)
     for n in dict.fromkeys(seat_counts):
         for spec in opponent_specs:
             result = run_arena(
@@ -959,20 +966,49 @@ def one_against_bots(
                 rules=rules,
                 progress=False,
                 game=game,
+                variance_reduction=variance_reduction,
             )
             me = result.stats[0]
-            rows.append(
-                {
-                    "num_players": n,
-                    "opponents": spec,
-                    "games": me.games,
-                    "win_rate": me.win_rate,
-                    "ci_low": me.ci_low,
-                    "ci_high": me.ci_high,
-                    "equal_share": 1 / n,
-                    "mean_hand_score": me.mean_round_score,
-                }
-            )
+            row = {
+                "num_players": n,
+                "opponents": spec,
+                "games": me.games,
+                "win_rate": me.win_rate,
+                "ci_low": me.ci_low,
+                "ci_high": me.ci_high,
+                "equal_share": 1 / n,
+                "mean_hand_score": me.mean_round_score,
+            }
             ci = f"{me.win_rate:.3f} [{me.ci_low:.3f}, {me.ci_high:.3f}]"
-            print(f"{n:>5}  {spec:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}")
+            line = f"{n:>5}  {spec:<10} {me.games:>5}  {ci:<22}  {1 / n:>5.3f}"
+            if variance_reduction:
+                row.update(corrected_fields(me))
+                line += "  " + corrected_text(me)
+            rows.append(row)
+            print(line)
     return rows
+
+
+def corrected_fields(stats: EntryStats) -> dict[str, float | None]:
+    """The luck-corrected win rate, its interval and the variance-reduction factor of one
+    entry of a run with ``variance_reduction=True`` (the keys of its JSON entry)."""
+    factor = stats.variance_reduction
+    return {
+        "corrected_win_rate": stats.corrected_win_rate,
+        "corrected_ci_low": stats.corrected_ci_low,
+        "corrected_ci_high": stats.corrected_ci_high,
+        # None where undefined (fewer than 2 deals, or no variance at all): nan is no JSON
+        "variance_reduction": None if factor is None or math.isnan(factor) else factor,
+    }
+
+
+def corrected_text(stats: EntryStats) -> str:
+    """``corrected [low, high]`` and the factor, as :func:`one_against_bots` prints them (the
+    factor is ``-`` where it is undefined: fewer than 2 deals, or no variance at all)."""
+    ci = (
+        f"{stats.corrected_win_rate:.3f} "
+        f"[{stats.corrected_ci_low:.3f}, {stats.corrected_ci_high:.3f}]"
+    )
+    factor = corrected_fields(stats)["variance_reduction"]
+    factor_text = "-" if factor is None else f"{factor:.2f}x"
+    return f"{ci:<25}  {factor_text:>9}"

@@ -203,10 +203,13 @@ def test_the_example_trains_and_its_agent_plays_legal_whole_turns(tmp_path, caps
     out = tmp_path / "figures.json"
     argv = ["--turns", "128", "--n-envs", "2", "--n-steps", "32", "--batch-size", "32"]
     argv += ["--eval-games", "2", "--eval-opponents", "random,greedy", "--max-candidates", "8"]
-    figures = example.main([*argv, "--seed", "3", "--out", str(out)])
+    figures = example.main([*argv, "--seed", "3", "--variance-reduction", "--out", str(out)])
     assert figures["turns"] == 128
     assert [r["opponents"] for r in figures["arena"]] == ["random", "greedy"]
     assert json.loads(out.read_text())["arena"] == figures["arena"]
+    for row in figures["arena"]:  # --variance-reduction: the luck-corrected figures too
+        assert row["corrected_ci_low"] <= row["corrected_win_rate"] <= row["corrected_ci_high"]
+        assert row["variance_reduction"] is None  # 2 games at 2 seats: one deal, undefined
     # the agent's atomic ids are the chosen whole-turn action's, and legal (the arena raises
     # on an illegal id): a whole game against greedy at 3 seats
     chosen = []

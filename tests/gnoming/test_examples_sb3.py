@@ -54,11 +54,11 @@ def vec_runs(tmp_path_factory):
     )
     example = load_example("sb3_maskable_vec_env")
     runs = []
-    for i in range(2):
+    for i, extra in enumerate(([], ["--variance-reduction"])):  # the second with the correction
         log_dir = tmp_path_factory.mktemp(f"vec{i}")
         out = log_dir / "figures.json"
-        figures = example.main([*VEC_ARGS, "--log-dir", str(log_dir), "--out", str(out)])
-        runs.append((figures, log_dir, out))
+        argv = [*VEC_ARGS, *extra, "--log-dir", str(log_dir), "--out", str(out)]
+        runs.append((example.main(argv), log_dir, out))
     return runs
 
 
@@ -88,8 +88,31 @@ def test_vec_env_example_arena_and_json(vec_runs):
     assert json.loads(out.read_text()) == json.loads(json.dumps(figures))
 
 
+CORRECTED = ("corrected_win_rate", "corrected_ci_low", "corrected_ci_high", "variance_reduction")
+
+
+def without_corrected(figures: dict) -> dict:
+    arena = [{k: v for k, v in row.items() if k not in CORRECTED} for row in figures["arena"]]
+    return {**figures, "arena": arena}
+
+
 def test_vec_env_example_same_seed_same_figures(vec_runs):
-    assert without_timings(vec_runs[0][0]) == without_timings(vec_runs[1][0])
+    # the second run adds --variance-reduction: the plain figures are the same
+    plain, corrected = vec_runs[0][0], vec_runs[1][0]
+    assert without_timings(plain) == without_corrected(without_timings(corrected))
+
+
+def test_vec_env_example_variance_reduction_adds_the_corrected_figures(vec_runs):
+    plain, corrected = vec_runs[0][0], vec_runs[1][0]
+    assert not any(key in row for row in plain["arena"] for key in CORRECTED)
+    for row in corrected["arena"]:
+        assert row["corrected_ci_low"] <= row["corrected_win_rate"] <= row["corrected_ci_high"]
+        factor = row["variance_reduction"]
+        assert factor is None or factor >= 0.0
+    import json
+
+    out = vec_runs[1][2]
+    assert json.loads(out.read_text()) == json.loads(json.dumps(corrected))
 
 
 # ---------------------------------------------------------------- self-play on the AEC env

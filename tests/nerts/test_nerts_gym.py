@@ -579,11 +579,11 @@ def example():
 @pytest.fixture(scope="module")
 def example_runs(example, tmp_path_factory):
     runs = []
-    for i in range(2):
+    for i, extra in enumerate(([], ["--variance-reduction"])):  # the second with the correction
         log_dir = tmp_path_factory.mktemp(f"nerts_sb3_{i}")
         out = log_dir / "figures.json"
-        figures = example.main([*EXAMPLE_ARGS, "--log-dir", str(log_dir), "--out", str(out)])
-        runs.append((figures, log_dir, out))
+        argv = [*EXAMPLE_ARGS, *extra, "--log-dir", str(log_dir), "--out", str(out)]
+        runs.append((example.main(argv), log_dir, out))
     return runs
 
 
@@ -620,10 +620,27 @@ def test_example_arena_rows(example_runs):
         assert low <= r["mean_hand_score"] <= high
 
 
+CORRECTED = ("corrected_win_rate", "corrected_ci_low", "corrected_ci_high", "variance_reduction")
+
+
 def test_example_same_seed_same_figures(example_runs):
+    # the second run adds --variance-reduction: the plain figures are the same
     skip = {"train_seconds", "steps_per_second", "eval_log"}
     a, b = ({k: v for k, v in run[0].items() if k not in skip} for run in example_runs)
+    b["arena"] = [{k: v for k, v in row.items() if k not in CORRECTED} for row in b["arena"]]
     assert a == b
+
+
+def test_example_variance_reduction_adds_the_corrected_figures(example_runs):
+    plain, corrected = example_runs[0][0]["arena"], example_runs[1][0]["arena"]
+    assert not any(key in row for row in plain for key in CORRECTED)
+    for row in corrected:
+        assert row["corrected_ci_low"] <= row["corrected_win_rate"] <= row["corrected_ci_high"]
+        factor = row["variance_reduction"]
+        assert factor is None or factor >= 0.0
+    assert corrected[1]["variance_reduction"] is None  # 3 games at 3 seats: one deal
+    out = example_runs[1][2]
+    assert json.loads(out.read_text())["arena"] == corrected
 
 
 @pytest.mark.parametrize(
