@@ -694,6 +694,15 @@ class NertsVectorEngine:
         self._require_reset()
         return self._masks.copy()
 
+    def compiled_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(rows [B, ROW] int32, prm, ids [B, 6, N] int16, counts [B, 6] int64)``: the
+        engine's own buffers (not copies), for compiled code that reads the games where
+        they are -- the compiled bots of :mod:`agents.nerts._bot_kernels` decide from them.
+        ``ids[b, s, :counts[b, s]]`` are seat ``s``'s legal ids, ascending. Read only: a
+        write corrupts the games."""
+        self._require_reset()
+        return self._st, self.params.prm, self._ids, self._counts
+
     def game(self, b: int) -> NertsGame:
         """Slot ``b``'s current game as a :class:`NertsGame` (equal state, last step and
         hand results to the engine's game that played the same actions)."""

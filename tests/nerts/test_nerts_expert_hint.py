@@ -132,8 +132,8 @@ def test_hint_init_sets_the_untrained_bonus_and_so_the_experts_probability():
 
 def test_rollouts_hint_is_the_experts_action_of_each_learner_seats_view():
     """opponents: expert with expert_hint: the hint stored for every learner row is what an
-    expert decides from that seat's view (replayed on the Python engine), and the rows of
-    the opponents hold 0."""
+    expert decides from that seat's view (replayed on the Python engine), the rows of the
+    opponents hold 0, and the opponents' actions are the Python expert's."""
     cfg = NertsPPOConfig(
         **{**SHORT, "opponents": "expert", "expert_hint": True, "max_steps_per_hand": 400}
     )
@@ -152,6 +152,8 @@ def test_rollouts_hint_is_the_experts_action_of_each_learner_seats_view():
             want = expert.decide(NertsView.from_game(game, 0))
             assert play.hint[t, first] == want, (e, t)
             assert not play.hint[t, first + 1 : first + count].any()
+            for k in range(1, count):  # the opponents (compiled bots) played the expert too
+                assert play.act[t, first + k] == expert.decide(NertsView.from_game(game, k))
             checked += 1
             game.step([int(play.act[t, first + k]) for k in range(count)])
             if game.hand_over:

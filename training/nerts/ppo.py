@@ -224,6 +224,10 @@ def hand_winners(scores: list[int]) -> list[int]:
     return list(game_winners(scores, scores))
 
 
+#: opponent specs played by the compiled bots (agents.nerts._bot_kernels)
+COMPILED_BOTS = ("greedy", "expert")
+
+
 class Rollouts:
     """The env adapter: ``num_envs`` games on the compiled batched engine
     (:class:`gnome_env.nerts.vector.NertsVectorEngine`, the same rules, observations, masks
@@ -253,17 +257,18 @@ class Rollouts:
         #: opponents played by agents (a spec other than self/random): slot -> seat -> agent
         self.bot_spec = None if cfg.opponents in OPPONENTS else cfg.opponents
         self.bots: list[dict[int, Any]] = [{} for _ in self.counts]
+        #: opponents played by Python agents (any spec but self, random, greedy and expert)
+        self.python_bots = self.bot_spec is not None and self.bot_spec not in COMPILED_BOTS
         self.obs_size = self.engine.observation_size
         self.n_actions = self.engine.n_actions
+        # greedy and expert opponents (and the expert's hints) play as the compiled bots of
+        # agents.nerts._bot_kernels, on the engine's rows: the same decisions as the Python
+        # bots (tests/nerts/test_nerts_bot_kernels.py), which hold no state between steps
+        self.compiled_kinds = self._compiled_kinds(cfg)
         T, S = cfg.num_steps, len(self.streams)
         self.obs = np.zeros((T, S, self.obs_size), np.float32)
         self.hint = np.zeros((T, S), np.int64)  # the expert's action (expert_hint only)
-        self.hinters: dict[int, Any] = {}  # player count -> the expert bot giving hints
-        if cfg.expert_hint:
-            from agents.nerts.expert import ExpertNertsAgent
-
-            for n in set(self.counts):
-                self.hinters[n] = ExpertNertsAgent(0, self.rules.replace(num_players=n))
+        self.hinting = bool(cfg.expert_hint)  # the learner rows get the expert's action
         self.mask = np.zeros((T, S, self.n_actions), bool)
         self.act = np.zeros((T, S), np.int64)
         self.logp = np.zeros((T, S), np.float32)
@@ -275,6 +280,38 @@ class Rollouts:
         self.finished: list[dict[str, float]] = []  # the latest RECENT_HANDS finished hands
         self.hands_done = 0
         self.env_steps = 0
+
+    def _compiled_kinds(self, cfg: NertsPPOConfig) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(opponent kinds, hint kinds)`` ``[B, 6]`` for :func:`agents.nerts._bot_kernels.
+        decide_batch`` -- the opponents' seats (``greedy`` / ``expert`` opponents) and the
+        learner's seats (``expert_hint``) -- or None when neither plays."""
+        from agents.nerts import _bot_kernels as BK
+        from gnome_env.nerts._kernels import SCRATCH
+
+        kinds = {"greedy": BK.KIND_GREEDY, "expert": BK.KIND_EXPERT}
+        assert set(kinds) == set(COMPILED_BOTS)
+        opp = np.zeros((cfg.num_envs, 6), np.int64)
+        hint = np.zeros((cfg.num_envs, 6), np.int64)
+        if self.bot_spec in kinds:
+            for e, n in enumerate(self.counts):
+                opp[e, 1:n] = kinds[self.bot_spec]
+        if cfg.expert_hint:
+            for s in self.learner_rows:
+                e, k = self.streams[s]
+                hint[e, k] = BK.KIND_EXPERT
+        if not opp.any() and not hint.any():
+            return None
+        self._bk_scratch = (np.zeros(SCRATCH, np.int64), BK.empty_scratch(self.n_actions))
+        return opp, hint
+
+    def _compiled_actions(self, kinds: np.ndarray) -> np.ndarray:
+        """The compiled bots' actions ``[B, 6]`` for the seats ``kinds`` names (0 elsewhere)."""
+        from agents.nerts import _bot_kernels as BK
+
+        out = np.zeros((len(self.counts), 6), np.int64)
+        st, prm, ids, counts = self.engine.compiled_state()
+        BK.decide_batch(st, prm, ids, counts, kinds, *self._bk_scratch, out)
+        return out
 
     def _gather(self, obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
         """The streams' rows of the engine's ``[B, 6, ...]`` observations and masks."""
@@ -303,7 +340,7 @@ class Rollouts:
     def start(self) -> None:
         """Deal every slot's first hand."""
         self.current = self._gather(*self.engine.reset(seed=self.cfg.seed))
-        if self.bot_spec is not None:
+        if self.python_bots:
             self.bots = [self.seat_bots(e) for e in range(len(self.counts))]
 
     def state(self) -> dict[str, Any]:
@@ -325,10 +362,10 @@ class Rollouts:
         rows = zip(training["hands"], training["hand_seeds"], training["played"], strict=True)
         for e, (episode, seed, steps) in enumerate(rows):
             game = NertsGame(self.rules.replace(num_players=self.counts[e]), int(seed))
-            if self.bot_spec is not None:
+            if self.python_bots:
                 self.bots[e] = self.seat_bots(e, int(seed))
             for step in steps:
-                if self.bot_spec is not None:
+                if self.python_bots:
                     self.bot_actions(e, game)
                 game.step([int(a) for a in step])
             self.engine.load_slot(e, game, int(episode))
@@ -338,19 +375,16 @@ class Rollouts:
         self.finished = json.loads(training["finished"])
         self.hands_done = int(training["hands_done"])
 
-    def hints(self, games: dict[int, Any]) -> np.ndarray:
+    def hints(self) -> np.ndarray:
         """The expert's action for every learner stream now (0 elsewhere, and everywhere
-        without ``expert_hint``), each from its own seat's view; ``games`` caches the slots'
-        Python games of this step (:meth:`slot_game`)."""
-        from gnome_env.nerts.information import NertsView
-
+        without ``expert_hint``), each from its own seat's public information (the
+        compiled expert)."""
         out = np.zeros(len(self.streams), np.int64)
-        if not self.hinters:
+        if not self.hinting:
             return out
-        for s in self.learner_rows:
-            e, k = self.streams[s]
-            view = NertsView.from_game(self.slot_game(e, games), k)
-            out[s] = self.hinters[self.counts[e]].decide(view)
+        acts = self._compiled_actions(self.compiled_kinds[1])
+        rows = self.learner_rows
+        out[rows] = acts[self._slot[rows], self._seat[rows]]
         return out
 
     def slot_game(self, e: int, games: dict[int, Any]) -> Any:
@@ -374,7 +408,7 @@ class Rollouts:
         for t in range(self.cfg.num_steps):
             obs, mask = self.observe()
             games: dict[int, Any] = {}
-            hint = self.hints(games)
+            hint = self.hints()
             with torch.no_grad():
                 logits, value = net(
                     torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), self._hint(hint)
@@ -386,7 +420,10 @@ class Rollouts:
             if self.cfg.opponents == "random":  # opponents: uniform over their legal actions
                 noise = np.where(mask, act_rng.random(mask.shape), -1.0)
                 actions = np.where(self.learner, actions, noise.argmax(1))
-            elif self.bot_spec is not None:  # opponents: agents deciding from their views
+            elif self.bot_spec in COMPILED_BOTS:
+                bots = self._compiled_actions(self.compiled_kinds[0])  # greedy / expert
+                actions = np.where(self.learner, actions, bots[self._slot, self._seat])
+            elif self.python_bots:  # opponents: agents deciding from their views
                 first = 0
                 for e, n in enumerate(self.counts):
                     for k, a in self.bot_actions(e, self.slot_game(e, games)).items():
@@ -421,7 +458,7 @@ class Rollouts:
                 self.finished = [*self.finished[1 - RECENT_HANDS :], hand]
                 self.hands_done += 1
                 self.played[e] = []
-                if self.bot_spec is not None:
+                if self.python_bots:
                     self.bots[e] = self.seat_bots(e)
             first += n
         self.rew[t] = reward
@@ -435,7 +472,7 @@ class Rollouts:
         obs, mask = self.observe()
         values = np.zeros(len(self.streams), np.float32)
         rows = self.learner_rows
-        hint = self._hint(self.hints({}))
+        hint = self._hint(self.hints())
         with torch.no_grad():
             values[rows] = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), hint)[
                 1
@@ -446,7 +483,7 @@ class Rollouts:
         """The learner rows' hints as the network's input (None without ``expert_hint``)."""
         import torch
 
-        return torch.as_tensor(hint[self.learner_rows]) if self.hinters else None
+        return torch.as_tensor(hint[self.learner_rows]) if self.hinting else None
 
     def recent(self) -> dict[str, Any]:
         """The log's figures of the recent finished hands."""
