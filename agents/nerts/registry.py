@@ -58,11 +58,21 @@ def _rllib(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
     return RLlibNertsAgent.load(argument, config)
 
 
+def _search(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
+    """``search``: the sampled-playout bot (compiled kernels; imported on first use)."""
+    if argument is not None:
+        raise ValueError(f"Nerts agent spec 'search' takes no argument, got 'search:{argument}'")
+    from agents.nerts.search import SearchNertsAgent
+
+    return SearchNertsAgent(seed, config)
+
+
 #: spec name -> factory(argument or None, seed, config or None)
 NERTS_AGENT_FACTORIES: dict[str, NertsFactory] = {
     "random": _no_argument("random", RandomNertsAgent),
     "greedy": _no_argument("greedy", GreedyNertsAgent),
     "expert": _no_argument("expert", ExpertNertsAgent),
+    "search": _search,
     "ppo": _learned("ppo", sample=False),
     "ppo-sample": _learned("ppo-sample", sample=True),
     "rllib": _rllib,
@@ -79,7 +89,7 @@ def make_nerts_agent(spec: str, seed: int, config: NertsConfig | None = None) ->
     (None: the default rules). Every agent has ``decide(view) -> int``.
 
     Specs: ``random``, ``greedy`` (:mod:`agents.nerts.bots`), ``expert``
-    (:mod:`agents.nerts.expert`), ``ppo:PATH`` (a
+    (:mod:`agents.nerts.expert`), ``search`` (:mod:`agents.nerts.search`), ``ppo:PATH`` (a
     learned policy checkpoint, most likely action) and ``ppo-sample:PATH`` (sampling it).
     An unknown spec raises ``ValueError`` listing the known Nerts specs.
     """

@@ -86,6 +86,7 @@ NERTS_PRIORITY = 7  # Nerts: one step's priority permutation, N4/N20
 GINNY_FIRST = 8  # Ginny-O (gnome_env.ginny_o): the first player, G12
 GINNY_DRAW = 9  # Ginny-O: the box position of one draw, G4
 LUCK_SAMPLE = 10  # the arena's luck correction: one sampled end-of-round reveal (R16)
+NERTS_SEARCH = 11  # the Nerts search bot (agents.nerts.search): sampled hidden cards, priorities
 
 # Compiled, the arithmetic is on numba's uint64 (wrapping); as plain Python, on ints
 # masked to 64 bits. ``_U`` converts to that type, ``_I`` back to an index.

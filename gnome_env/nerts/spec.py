@@ -21,7 +21,7 @@ SPEC = GameSpec(
             "gymnasium", "gnome_env/Nerts-v0", "gnome_env.nerts.gym_env:NertsSingleSeatEnv"
         ),
     ),
-    bots=("random", "greedy", "expert"),
+    bots=("random", "greedy", "expert", "search"),
     make_agent="agents.nerts.registry:make_nerts_agent",
     known_specs="agents.nerts.registry:known_nerts_specs",
     arena="agents.nerts.arena:NERTS_ARENA",

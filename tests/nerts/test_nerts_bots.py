@@ -252,7 +252,15 @@ def test_same_seed_same_decisions_and_no_global_random_state():
 
 
 def test_registry_specs_and_errors():
-    assert known_nerts_specs() == ("expert", "greedy", "ppo", "ppo-sample", "random", "rllib")
+    assert known_nerts_specs() == (
+        "expert",
+        "greedy",
+        "ppo",
+        "ppo-sample",
+        "random",
+        "rllib",
+        "search",
+    )
     cfg = NertsConfig(num_players=3)
     assert isinstance(make_nerts_agent("greedy", 0, cfg), GreedyNertsAgent)
     assert isinstance(make_nerts_agent(" random ", 0), RandomNertsAgent)

@@ -293,7 +293,7 @@ def test_expert_spec_is_registered_strongest_last():
     assert "expert" in known_nerts_specs()
     agent = make_nerts_agent("expert", 3, cfg)
     assert isinstance(agent, ExpertNertsAgent) and agent.seed == 3 and agent.config == cfg
-    assert SPEC.bots == ("random", "greedy", "expert")
+    assert SPEC.bots == ("random", "greedy", "expert", "search")
     with pytest.raises(ValueError, match="takes no argument"):
         make_nerts_agent("expert:fast", 0, cfg)
 

@@ -1,0 +1,348 @@
+"""A Nerts search bot (spec ``search``): the expert's candidate moves, each tried in sampled
+playouts of the rest of the hand on the compiled kernels.
+
+At a decision with more than one *candidate* (below), :class:`SearchNertsAgent`
+
+1. samples ``samples`` completions of what the seat cannot see (N35): every seat's face-down
+   Nerts cards, stock and waste below the top, shuffled uniformly from the cards of that
+   seat's deck that the view does not show (its Nerts and waste tops, work piles and its
+   cards on the foundations; N34). It uses the current view only, never memory of cards
+   turned earlier, so it knows less than a seat may; it never reads a hidden card;
+2. for each sample and each candidate, plays the hand on from a copy: the seat plays the
+   candidate, then every seat (itself included) plays the compiled expert
+   (:mod:`agents.nerts._bot_kernels`) until the hand ends or ``horizon`` steps have passed;
+   every step's priority order (N20) comes from the sample's own stream, not the game's;
+3. scores each playout by the seat's win share of the hand (1/k when k seats share the best
+   hand score, N30) plus ``score_weight`` times its hand score minus the best other seat's,
+   and plays the candidate with the best mean over the samples (common samples for every
+   candidate), the expert's own move unless another one is better by more than ``margin``.
+
+Candidates: the expert's move, greedy's move, every foundation play, the Nerts and waste
+tops' moves onto work piles (N10, N12), turning / recycling / shifting the stock, waiting,
+and calling (N22). Moves between work piles enter only as the expert's or greedy's choice.
+
+Random draws come from the streams ``(SEARCH, key, sample, ...)`` of :mod:`gnome_env.core.rng`,
+``key`` = :func:`sample_key` of the bot's seed, the hand and the step: the same seed and view
+give the same decision. Only ``jokers=0`` is supported (a joker on a foundation does not say
+whose deck it came from).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.nerts import _bot_kernels as BK
+from agents.nerts.bots import NertsBot
+from gnome_env.core import rng as grng
+from gnome_env.core.jit import maybe_njit
+from gnome_env.nerts import _kernels as K
+from gnome_env.nerts.config import NertsConfig
+from gnome_env.nerts.information import NertsView
+from gnome_env.nerts.vector import KernelParams
+
+SEARCH = grng.NERTS_SEARCH  # the rng domain of the search's samples
+
+
+@maybe_njit
+def _fill_hidden(det, base, p, hid, hid_n, key, sample):
+    """Copy ``base`` into ``det`` and deal every seat's hidden cards (``hid[j, :hid_n[j]]``,
+    shuffled with the stream (SEARCH, key, sample, j)) into its Nerts pile under the top,
+    its stock and its waste under the top."""
+    for i in range(base.shape[0]):
+        det[i] = base[i]
+    for j in range(p):
+        n = hid_n[j]
+        row = hid[j]
+        grng.shuffle(row, n, SEARCH, key, sample, j)
+        at = 0
+        nl = det[K.S_NLEN + j]
+        for i in range(max(nl - 1, 0)):
+            det[K.NERTS + j * K.MAX_DECK + i] = row[at]
+            at += 1
+        for i in range(det[K.S_SLEN + j]):
+            det[K.STOCK + j * K.MAX_DECK + i] = row[at]
+            at += 1
+        wl = det[K.S_WLEN + j]
+        for i in range(max(wl - 1, 0)):
+            det[K.WASTE + j * K.MAX_DECK + i] = row[at]
+            at += 1
+
+
+@maybe_njit
+def _playout(g, prm, me, first, horizon, key, sample, ids, sc, bs, acts):
+    """Play ``g`` on: ``me`` plays ``first`` now, then every seat the compiled expert, until
+    the hand ends or ``horizon`` steps; returns (win share of ``me``, its score - best other)."""
+    p = g[K.C_P]
+    pi_seed = grng.draw_word(SEARCH, key, sample, 1 << 20, 0)
+    steps = 0
+    while g[K.C_HAND_OVER] == 0 and steps < horizon:
+        K.fill_need(g, sc)
+        for s in range(p):
+            if steps == 0 and s == me:
+                acts[s] = first
+                continue
+            n = K.seat_legal(g, prm, s, ids, sc)
+            acts[s] = BK.bot_decide(g, prm, s, ids, n, sc, bs, BK.KIND_EXPERT)
+        K.play_step(g, prm, acts, pi_seed)
+        steps += 1
+    mine = K.hand_score(g, me)
+    best = -(1 << 30)
+    ties = 0
+    for s in range(p):
+        x = K.hand_score(g, s)
+        if x > best:
+            best, ties = x, 1
+        elif x == best:
+            ties += 1
+    share = 1.0 / ties if mine == best else 0.0
+    other = -(1 << 30)
+    for s in range(p):
+        if s != me:
+            other = max(other, K.hand_score(g, s))
+    return share, mine - other
+
+
+@maybe_njit
+def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
+                  det, g, ids, sc, bs, acts, hid_work, out):  # fmt: skip
+    """``out[c]``: the mean playout value of candidate ``cands[c]`` over ``samples``
+    completions (the same completions and priority streams for every candidate)."""
+    p = base[K.C_P]
+    for c in range(nc):
+        out[c] = 0.0
+    for i in range(samples):
+        for j in range(p):
+            for k in range(hid_n[j]):
+                hid_work[j, k] = hid[j, k]
+        _fill_hidden(det, base, p, hid_work, hid_n, key, i)
+        for c in range(nc):
+            for k in range(det.shape[0]):
+                g[k] = det[k]
+            share, diff = _playout(g, prm, me, cands[c], horizon, key, i, ids, sc, bs, acts)
+            out[c] += share + score_weight * diff
+    for c in range(nc):
+        out[c] /= samples
+
+
+@maybe_njit
+def hidden_from_row(g, hid, hid_n):
+    """Each seat's hidden cards (Nerts pile under the top, stock, waste under the top) of a
+    full game row, sorted (so that nothing of their order is kept), into ``hid`` / ``hid_n``."""
+    for j in range(g[K.C_P]):
+        n = 0
+        nl = g[K.S_NLEN + j]
+        for i in range(max(nl - 1, 0)):
+            hid[j, n] = g[K.NERTS + j * K.MAX_DECK + i]
+            n += 1
+        for i in range(g[K.S_SLEN + j]):
+            hid[j, n] = g[K.STOCK + j * K.MAX_DECK + i]
+            n += 1
+        wl = g[K.S_WLEN + j]
+        for i in range(max(wl - 1, 0)):
+            hid[j, n] = g[K.WASTE + j * K.MAX_DECK + i]
+            n += 1
+        for i in range(1, n):  # insertion sort
+            x = hid[j, i]
+            k = i - 1
+            while k >= 0 and hid[j, k] > x:
+                hid[j, k + 1] = hid[j, k]
+                k -= 1
+            hid[j, k + 1] = x
+        hid_n[j] = n
+
+
+@maybe_njit
+def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_weight,
+                margin, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands,
+                values):  # fmt: skip
+    """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
+    by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
+    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0)``."""
+    if n == 1:
+        return ids[0], 0
+    K.fill_need(base, sc)
+    expert = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_EXPERT)
+    greedy = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_GREEDY)
+    cands[0] = expert
+    nc = 1
+    b_move, b_slide = prm[K.P_B_MOVE], prm[K.P_B_SLIDE]
+    for i in range(-1, n):
+        a = greedy if i < 0 else ids[i]
+        if i >= 0 and b_move <= a < b_slide:
+            continue  # moves between work piles: only as the expert's or greedy's choice
+        seen = False
+        for c in range(nc):
+            if cands[c] == a:
+                seen = True
+        if not seen:
+            cands[nc] = a
+            nc += 1
+    if nc == 1:
+        return expert, 0
+    search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
+                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, values)  # fmt: skip
+    best = 0
+    for c in range(1, nc):
+        if values[c] > values[best]:
+            best = c
+    if best != 0 and values[best] > values[0] + margin:
+        return cands[best], 1
+    return expert, 0
+
+
+@maybe_njit
+def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin,
+                 hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands, values,
+                 out, deviated):  # fmt: skip
+    """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
+    batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
+    ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move."""
+    for b in range(st.shape[0]):
+        g = st[b]
+        filled = False
+        for s in range(g[K.C_P]):
+            if who[b, s] == 0 or counts[b, s] == 0:
+                continue
+            if not filled:
+                hidden_from_row(g, hid, hid_n)
+                filled = True
+            a, dev = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n, keys[b, s],
+                                 samples, horizon, score_weight, margin, buf_det, buf_g,
+                                 buf_ids, sc, bs, acts, hid_work, cands, values)  # fmt: skip
+            out[b, s] = a
+            deviated[b, s] = dev
+
+
+class SearchBuffers:
+    """The scratch arrays of :func:`search_core` / :func:`search_batch` for ``n_actions``."""
+
+    def __init__(self, n_actions: int) -> None:
+        self.hid = np.zeros((K.MAX_P, K.MAX_DECK), np.int32)
+        self.hid_n = np.zeros(K.MAX_P, np.int64)
+        self.det = np.zeros(K.ROW, np.int32)
+        self.g = np.zeros(K.ROW, np.int32)
+        self.ids = np.zeros(n_actions, np.int16)
+        self.sc = np.zeros(K.SCRATCH, np.int64)
+        self.bs = BK.empty_scratch(n_actions)
+        self.acts = np.zeros(K.MAX_P, np.int64)
+        self.hid_work = np.zeros((K.MAX_P, K.MAX_DECK), np.int32)
+        self.cands = np.zeros(n_actions + 1, np.int64)
+        self.values = np.zeros(n_actions + 1, np.float64)
+
+    def tail(self) -> tuple:
+        """The buffers after ``hid, hid_n`` in the kernels' argument order."""
+        return (self.det, self.g, self.ids, self.sc, self.bs, self.acts, self.hid_work,
+                self.cands, self.values)  # fmt: skip
+
+
+def sample_key(seed: int, hand: int, step: int) -> int:
+    """The sample stream key of a decision at ``(hand, step)`` of a bot seeded ``seed``."""
+    return (int(seed) % (2**62) * 1_000_003 + hand * 10_007 + step) % (2**62)
+
+
+class SearchNertsAgent(NertsBot):
+    """Spec ``search``: the expert's candidates tried in sampled playouts (module docstring)."""
+
+    spec = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        config: NertsConfig | None = None,
+        samples: int = 16,
+        horizon: int = 60,
+        score_weight: float = 0.1,
+        margin: float = 0.3,
+    ) -> None:
+        super().__init__(seed, config)
+        if self.config.jokers:
+            raise ValueError("the Nerts search bot supports jokers=0 only")
+        self.samples = int(samples)
+        self.horizon = int(horizon)
+        self.score_weight = float(score_weight)
+        self.margin = float(margin)
+        self._params: dict[NertsConfig, tuple[KernelParams, np.ndarray, SearchBuffers]] = {}
+        self.decisions = 0
+        self.deviated = 0
+
+    def decide(self, view: NertsView) -> int:
+        """The search's move for ``view.seat`` (module docstring)."""
+        legal = view.legal_actions
+        self.decisions += 1
+        if len(legal) == 1:
+            return legal[0]
+        if view.config not in self._params:
+            params = KernelParams(view.config, "relative", "hand")
+            bufs = SearchBuffers(params.n_actions)
+            self._params[view.config] = (params, np.zeros(K.ROW, np.int32), bufs)
+        params, base, bufs = self._params[view.config]
+        row_from_view(view, base, bufs.hid, bufs.hid_n)
+        ids = np.asarray(legal, np.int16)
+        a, dev = search_core(
+            base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n,
+            sample_key(self.seed or 0, view.hand, view.step), self.samples, self.horizon,
+            self.score_weight, self.margin, *bufs.tail(),
+        )  # fmt: skip
+        self.deviated += int(dev)
+        return int(a)
+
+
+def row_from_view(view: NertsView, g: np.ndarray, hid: np.ndarray, hid_n: np.ndarray) -> None:
+    """The kernel row of ``view``'s position with every hidden card left out (zeros), and
+    each seat's hidden cards (``hid[j, :hid_n[j]]``): its deck less what the view shows."""
+    cfg = view.config
+    p = view.num_players
+    g[:] = 0
+    g[K.C_P] = p
+    g[K.C_HAND] = view.hand
+    g[K.C_STEPS] = view.step
+    g[K.C_STALL] = view.stall
+    g[K.C_REMEDY] = int(view.remedy_done)
+    g[K.C_SLOTS_USED] = view.slots_used
+    deck = 52
+    shown = np.zeros((p, deck), bool)
+    for s in range(p):
+        g[K.S_SEEN + s] = view.seen[s]
+        g[K.S_EXH + s] = int(view.exhausted[s])
+        g[K.S_TOTAL + s] = view.totals[s]
+        g[K.S_FOUND + s] = view.found_count[s]
+        g[K.S_NLEN + s] = view.nerts_size[s]
+        g[K.S_SLEN + s] = view.stock_size[s]
+        g[K.S_WLEN + s] = view.waste_size[s]
+        if view.nerts_size[s]:
+            top = view.nerts_top[s]
+            g[K.NERTS + s * K.MAX_DECK + view.nerts_size[s] - 1] = top
+            shown[s, top] = True
+        if view.waste_size[s]:
+            top = view.waste_top[s]
+            g[K.WASTE + s * K.MAX_DECK + view.waste_size[s] - 1] = top
+            shown[s, top] = True
+        for w, pile in enumerate(view.work[s]):
+            g[K.S_WORK_LEN + s * K.MAX_W + w] = len(pile)
+            at = K.work_at(s, w)
+            g[at : at + len(pile)] = pile
+            shown[s, list(pile)] = True
+    log = 0
+    for f in range(cfg.num_slots):
+        slot = view.slots[f]
+        g[K.SL_SUIT + f] = slot.suit
+        g[K.SL_TOP + f] = slot.top
+        g[K.SL_DONE + f] = int(slot.complete)
+        for d, o in zip(slot.cards, slot.owners, strict=True):
+            g[K.LOG_CARD + log] = d
+            g[K.LOG_DECL + log] = d
+            g[K.LOG_OWNER + log] = o
+            g[K.LOG_SLOT + log] = f
+            g[K.SL_OWN + f * K.MAX_P + o] += 1
+            shown[o, d] = True
+            log += 1
+    for f in range(cfg.num_slots, K.MAX_F):
+        g[K.SL_SUIT + f] = -1
+    g[K.C_LOG_LEN] = log
+    for s in range(p):
+        cards = np.flatnonzero(~shown[s])
+        want = max(view.nerts_size[s] - 1, 0) + view.stock_size[s] + max(view.waste_size[s] - 1, 0)
+        if len(cards) != want:
+            raise RuntimeError(f"seat {s}: {len(cards)} unseen cards for {want} hidden places")
+        hid_n[s] = len(cards)
+        hid[s, : len(cards)] = cards

@@ -1,0 +1,146 @@
+"""The Nerts search bot (agents.nerts.search): the position it rebuilds from a view, blindness
+to hidden cards (N35), determinism, legality and its spec.
+
+Its strength against the expert is measured by the arena (``docs/nerts.md``), never asserted
+here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.nerts.expert import ExpertNertsAgent
+from agents.nerts.registry import make_nerts_agent
+from agents.nerts.search import (
+    SearchBuffers,
+    SearchNertsAgent,
+    row_from_view,
+    sample_key,
+    search_batch,
+)
+from gnome_env.nerts import NertsConfig, NertsGame
+from gnome_env.nerts import _kernels as K
+from gnome_env.nerts.information import NertsView
+from gnome_env.nerts.testing import permute_hidden
+from gnome_env.nerts.vector import NertsVectorEngine, write_game
+
+# Row cells that only describe the last step (the search starts from the position itself).
+_LAST = {K.C_HAS_LAST, K.C_LAST_STEP, K.C_LAST_REMEDY, K.C_END, K.C_HANDS}
+_LAST |= {c + s for c in (K.S_LAST_SCORE, K.S_LAST_ACT, K.S_LAST_BLOCKED) for s in range(6)}
+_LAST |= {c + s for c in (K.S_LAST_PI, K.S_LAST_PROG, K.S_LAST_CALLED) for s in range(6)}
+
+
+def _expert_games(config: NertsConfig, seed: int, steps: int):
+    """Positions of an expert game: yields the game before each of ``steps`` steps."""
+    game = NertsGame(config, seed)
+    bots = [ExpertNertsAgent(0, config) for _ in range(config.num_players)]
+    for _ in range(steps):
+        if game.hand_over:
+            return
+        yield game
+        game.step([b.decide(NertsView.from_game(game, s)) for s, b in enumerate(bots)])
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_n34_n35_the_rebuilt_row_is_the_game_less_its_hidden_cards(players):
+    """Every public cell of the row rebuilt from a view equals the engine's row; each seat's
+    hidden places (Nerts pile under the top, stock, waste under the top) are left for the
+    sample, and the cards offered for them are exactly the cards the engine has there."""
+    config = NertsConfig(num_players=players)
+    true_row = np.zeros(K.ROW, np.int32)
+    row = np.zeros(K.ROW, np.int32)
+    hid = np.zeros((K.MAX_P, K.MAX_DECK), np.int32)
+    hid_n = np.zeros(K.MAX_P, np.int64)
+    checked = 0
+    for game in _expert_games(config, 31 + players, 150):
+        write_game(game, true_row)
+        row_from_view(NertsView.from_game(game, checked % players), row, hid, hid_n)
+        hidden = set()
+        for s in range(players):
+            places = []
+            for base, length_col in ((K.NERTS, K.S_NLEN), (K.STOCK, K.S_SLEN), (K.WASTE, K.S_WLEN)):
+                n = int(true_row[length_col + s])
+                top = n if base == K.STOCK else n - 1  # the stock has no face-up top
+                places += [base + s * K.MAX_DECK + i for i in range(max(top, 0))]
+            hidden |= set(places)
+            assert sorted(hid[s, : hid_n[s]].tolist()) == sorted(true_row[places].tolist())
+        public = [i for i in range(K.ROW) if i not in hidden and i not in _LAST]
+        public = [i for i in public if i < K.T_RESET or i >= K.NERTS]  # step scratch aside
+        assert np.array_equal(row[public], true_row[public])
+        checked += 1
+    assert checked > 30
+
+
+def test_n35_the_decision_does_not_depend_on_hidden_cards():
+    """Permuting every seat's face-down cards (Nerts pile, stock, waste under the top)
+    changes nothing the search decides."""
+    config = NertsConfig(num_players=3)
+    gen = np.random.default_rng(3)
+    compared = 0
+    for game in _expert_games(config, 8, 60):
+        other = permute_hidden(game, gen)
+        for seat in range(3):
+            a = SearchNertsAgent(5, config, samples=4).decide(NertsView.from_game(game, seat))
+            b = SearchNertsAgent(5, config, samples=4).decide(NertsView.from_game(other, seat))
+            assert a == b
+            compared += 1
+    assert compared > 100
+
+
+def test_the_search_is_legal_deterministic_and_sometimes_leaves_the_expert():
+    config = NertsConfig(num_players=2)
+    deviations = 0
+    for game in _expert_games(config, 12, 120):
+        view = NertsView.from_game(game, 0)
+        first = SearchNertsAgent(9, config, samples=4)
+        a = first.decide(view)
+        assert a in view.legal_actions
+        assert SearchNertsAgent(9, config, samples=4).decide(view) == a  # same seed, same move
+        if first.deviated:
+            assert a != ExpertNertsAgent(0, config).decide(view)
+        deviations += first.deviated
+    assert deviations > 0  # the playouts do overrule the expert somewhere
+
+
+def test_the_batched_search_decides_as_the_agent_from_its_view():
+    """``search_batch`` on the batched engine's full rows (hidden cards and all) decides as
+    ``SearchNertsAgent`` from each seat's view: the row's hidden cards enter only as a
+    sorted set, which is what the view leaves unknown."""
+    config = NertsConfig(max_steps_per_hand=300)
+    engine = NertsVectorEngine(config, 3, num_players=[2, 3, 4], observations="none")
+    engine.reset(seed=21)
+    st, prm, ids, counts = engine.compiled_state()
+    bufs = SearchBuffers(engine.n_actions)
+    gen = np.random.default_rng(2)
+    checked = 0
+    for _ in range(40):
+        who = np.zeros((3, 6), np.int64)
+        keys = np.zeros((3, 6), np.int64)
+        for b in range(3):
+            game = engine.game(b)
+            for s in range(game.num_players):
+                who[b, s] = 1
+                keys[b, s] = sample_key(7 + s, game.hand, game.steps)
+        out = np.zeros((3, 6), np.int64)
+        dev = np.zeros((3, 6), np.int64)
+        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, bufs.hid, bufs.hid_n,
+                     *bufs.tail(), out, dev)  # fmt: skip
+        for b in range(3):
+            game = engine.game(b)
+            cfg = config.replace(num_players=game.num_players)
+            for s in range(game.num_players):
+                bot = SearchNertsAgent(7 + s, cfg, samples=4)
+                assert out[b, s] == bot.decide(NertsView.from_game(game, s))
+                assert dev[b, s] == bot.deviated
+                checked += 1
+        engine.step(engine.sample_actions(gen))
+    assert checked > 200
+
+
+def test_the_search_spec_and_its_limits_are_clear():
+    bot = make_nerts_agent("search", 4, NertsConfig(num_players=4))
+    assert isinstance(bot, SearchNertsAgent) and bot.samples == 16
+    with pytest.raises(ValueError, match="jokers=0 only"):
+        make_nerts_agent("search", 4, NertsConfig(jokers=1))
+    with pytest.raises(ValueError, match="takes no argument"):
+        make_nerts_agent("search:5", 4, NertsConfig())
