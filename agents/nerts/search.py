@@ -157,9 +157,11 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
                 values):  # fmt: skip
     """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
     by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
-    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0)``."""
+    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0, nc)``: with
+    ``nc > 1`` the candidates are ``cands[:nc]`` (the expert's move first) and their mean
+    playout values ``values[:nc]``."""
     if n == 1:
-        return ids[0], 0
+        return ids[0], 0, 1
     K.fill_need(base, sc)
     expert = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_EXPERT)
     greedy = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_GREEDY)
@@ -178,7 +180,7 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
             cands[nc] = a
             nc += 1
     if nc == 1:
-        return expert, 0
+        return expert, 0, 1
     search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
                   buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, values)  # fmt: skip
     best = 0
@@ -186,17 +188,19 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
         if values[c] > values[best]:
             best = c
     if best != 0 and values[best] > values[0] + margin:
-        return cands[best], 1
-    return expert, 0
+        return cands[best], 1, nc
+    return expert, 0, nc
 
 
 @maybe_njit
 def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin,
                  hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands, values,
-                 out, deviated):  # fmt: skip
+                 out, deviated, qv):  # fmt: skip
     """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
     batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
-    ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move."""
+    ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move. With
+    ``qv.shape[0] == B``, ``qv[b]`` gets the searching seat's candidate values (NaN for the
+    other actions, all NaN when nothing was searched): one searching seat per game then."""
     for b in range(st.shape[0]):
         g = st[b]
         filled = False
@@ -206,11 +210,18 @@ def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight
             if not filled:
                 hidden_from_row(g, hid, hid_n)
                 filled = True
-            a, dev = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n, keys[b, s],
-                                 samples, horizon, score_weight, margin, buf_det, buf_g,
-                                 buf_ids, sc, bs, acts, hid_work, cands, values)  # fmt: skip
+            a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n,
+                                     keys[b, s], samples, horizon, score_weight, margin,
+                                     buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands,
+                                     values)  # fmt: skip
             out[b, s] = a
             deviated[b, s] = dev
+            if qv.shape[0] == st.shape[0]:
+                for x in range(qv.shape[1]):
+                    qv[b, x] = np.nan
+                if nc > 1:
+                    for c in range(nc):
+                        qv[b, cands[c]] = values[c]
 
 
 class SearchBuffers:
@@ -278,7 +289,7 @@ class SearchNertsAgent(NertsBot):
         params, base, bufs = self._params[view.config]
         row_from_view(view, base, bufs.hid, bufs.hid_n)
         ids = np.asarray(legal, np.int16)
-        a, dev = search_core(
+        a, dev, _ = search_core(
             base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n,
             sample_key(self.seed or 0, view.hand, view.step), self.samples, self.horizon,
             self.score_weight, self.margin, *bufs.tail(),

@@ -124,7 +124,7 @@ def test_the_batched_search_decides_as_the_agent_from_its_view():
         out = np.zeros((3, 6), np.int64)
         dev = np.zeros((3, 6), np.int64)
         search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, bufs.hid, bufs.hid_n,
-                     *bufs.tail(), out, dev)  # fmt: skip
+                     *bufs.tail(), out, dev, np.zeros((0, 1), np.float32))  # fmt: skip
         for b in range(3):
             game = engine.game(b)
             cfg = config.replace(num_players=game.num_players)

@@ -1,0 +1,138 @@
+"""Distilling the Nerts search bot (training/nerts/distill.py): what a round collects, that a
+run repeats exactly, that its policy loads and plays, and its argument errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.nerts.learned import NertsPolicyNetwork, read_checkpoint
+from agents.nerts.registry import make_nerts_agent
+from gnome_env.nerts import NertsConfig, NertsGame
+from gnome_env.nerts.encoding import NertsEncoder
+from gnome_env.nerts.information import NertsView
+from training.nerts.distill import collect, main, parse_args
+
+TINY = ["--envs", "4", "--steps", "30", "--rounds", "2", "--samples", "2", "--hidden", "16"]
+TINY += ["--epochs", "1", "--players", "2", "3"]
+
+
+def test_round_zero_plays_the_teacher_and_labels_every_multi_action_position():
+    """A round's samples are seat 0's positions with more than one legal action; labels
+    (the search's moves) and hints (the compiled expert's, equal to the Python expert's by
+    test_nerts_bot_kernels.py) are legal there, and the labels leave the hint somewhere."""
+    args = parse_args(["--out", "/nonexistent/never-written", *TINY])
+    rules = NertsConfig()
+    net = NertsPolicyNetwork(NertsEncoder(rules).size, rules.n_actions, [16], expert_hint=True)
+    data = collect(args, net, 0, lambda _line: None)
+    n = len(data["label"])
+    assert n > 60 and data["obs"].shape == (n, NertsEncoder(rules).size)
+    assert all(data["mask"][i, data["label"][i]] for i in range(n))  # labels are legal
+    assert all(data["mask"][i, data["hint"][i]] for i in range(n))
+    assert data["mask"].sum(1).min() > 1  # single-action positions are not samples
+    assert (data["label"] != data["hint"]).any()
+
+
+def test_a_run_repeats_exactly_and_its_policy_plays(tmp_path, capsys):
+    assert main(["--out", str(tmp_path / "a"), *TINY]) == 0
+    assert main(["--out", str(tmp_path / "b"), *TINY]) == 0
+    a = read_checkpoint(tmp_path / "a" / "policy.pt")
+    b = read_checkpoint(tmp_path / "b" / "policy.pt")["state_dict"]
+    assert all(torch.equal(a["state_dict"][k], b[k]) for k in b)  # same command, same weights
+    assert a["network"] == {"hidden": [16], "expert_hint": True}
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert [r["round"] for r in summary["rounds"]] == [0, 1]
+    assert summary["rounds"][1]["samples"] > summary["rounds"][0]["samples"]
+    config = NertsConfig(num_players=2)
+    agent = make_nerts_agent(f"ppo:{tmp_path / 'a' / 'policy.pt'}", 0, config)
+    game = NertsGame(config, 3)
+    for _ in range(30):
+        views = [NertsView.from_game(game, s) for s in range(2)]
+        actions = [agent.decide(v) for v in views]
+        assert all(x in v.legal_actions for x, v in zip(actions, views, strict=True))
+        game.step(actions)
+        if game.hand_over:
+            break
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--players", "7"], "--players must be seat counts 2..6"),
+        (["--rounds", "0"], "--rounds must be at least 1"),
+        (["--lr", "0"], "--hidden and --lr must be positive"),
+        (["--hint-init", "60"], "--hint-init must be in [0, 50]"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(tmp_path, capsys, flags, message):
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--out", str(tmp_path / "x"), *flags])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_existing_output_directory_is_never_replaced_unasked(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "policy.pt").write_text("someone's file")
+    with pytest.raises(SystemExit):
+        parse_args(["--out", str(out)])
+    assert "already exists" in capsys.readouterr().err
+    assert (out / "policy.pt").read_text() == "someone's file"
+    assert isinstance(parse_args(["--out", str(out), "--overwrite"]), argparse.Namespace)
+
+
+def test_the_hint_network_starts_at_the_expert():
+    """Untrained, the student's most likely move is the hint (the expert's) everywhere."""
+    rules = NertsConfig()
+    net = NertsPolicyNetwork(NertsEncoder(rules).size, rules.n_actions, [16], expert_hint=True)
+    net.reset_parameters(torch.Generator().manual_seed(0))
+    args = parse_args(["--out", "/nonexistent/never-written", *TINY])
+    data = collect(args, net, 0, lambda _line: None)
+    with torch.no_grad():
+        logits, _ = net(
+            torch.as_tensor(data["obs"]).float(),
+            torch.as_tensor(data["mask"]),
+            torch.as_tensor(data["hint"]),
+        )
+    assert np.array_equal(logits.argmax(1).numpy(), data["hint"])
+
+
+def test_value_targets_hold_the_searched_candidates_only():
+    """``--target value``: a sample's values are NaN but for the searched candidates, which
+    include the expert's move (the hint) and the label whenever anything was searched."""
+    args = parse_args(["--out", "/nonexistent/never-written", *TINY, "--target", "value"])
+    rules = NertsConfig()
+    net = NertsPolicyNetwork(NertsEncoder(rules).size, rules.n_actions, [16], expert_hint=True)
+    data = collect(args, net, 0, lambda _line: None)
+    value = data["value"].astype(np.float32)
+    searched = ~np.isnan(value).all(1)
+    assert searched.sum() > 30
+    for i in np.flatnonzero(searched):
+        cands = np.flatnonzero(~np.isnan(value[i]))
+        assert data["hint"][i] in cands and data["label"][i] in cands
+        assert data["mask"][i, cands].all()  # only legal actions are searched
+
+
+def test_value_loss_is_zero_exactly_at_its_targets():
+    """Two legal candidates besides the expert's move (action 0) and one legal non-candidate:
+    logits at the regression targets and the non-candidate 1 below the expert give loss 0;
+    moving any of them gives a positive loss."""
+    from training.nerts.distill import value_loss
+
+    args = argparse.Namespace(value_scale=10.0, value_margin=0.1)
+    nan = float("nan")
+    value = torch.tensor([[0.5, 0.7, 0.3, nan, nan]])
+    mask = torch.tensor([[True, True, True, True, False]])
+    hint = torch.tensor([0])
+    # targets: 10 * (0.7 - 0.5 - 0.1) = 1.0 and 10 * (0.3 - 0.5 - 0.1) = -3.0
+    logits = torch.tensor([[2.0, 3.0, -1.0, 1.0, -1e9]])
+    assert float(value_loss(logits, mask, hint, value, args)) == pytest.approx(0.0, abs=1e-9)
+    for k, delta in ((1, 0.5), (2, -0.5), (3, 0.5)):
+        moved = logits.clone()
+        moved[0, k] += delta
+        assert float(value_loss(moved, mask, hint, value, args)) > 0.01

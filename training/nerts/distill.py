@@ -1,0 +1,292 @@
+"""Distil the Nerts search bot into a network, on the compiled batched engine (DAgger).
+
+The teacher is :mod:`agents.nerts.search` (the expert's candidate moves tried in sampled
+playouts); the student is :class:`agents.nerts.learned.NertsPolicyNetwork` with the expert
+hint (the expert's move as an input and a logit bonus, so that the untrained student plays
+exactly the expert) -- a policy that learns where to leave the expert's move.
+
+Every round plays ``--envs`` one-hand games at a time on
+:class:`gnome_env.nerts.vector.NertsVectorEngine` (seat counts ``--players`` by slot,
+auto-reset): seat 0 is the learner, every other seat the compiled expert
+(:mod:`agents.nerts._bot_kernels`). At each of ``--steps`` steps the teacher labels seat 0's
+position (:func:`agents.nerts.search.search_batch`, from the engine's rows: the hidden cards
+enter only as a sorted set per seat, what the view leaves unknown) and the compiled expert
+gives the hint; seat 0 plays the teacher's move in round 0 and the student's most likely
+move in later rounds (DAgger: the positions the student reaches, the teacher's labels).
+Every position with more than one legal action is a sample (the seat's ``nerts_v0``
+observation, its mask, the hint, the label). After each round the student is fitted by
+cross-entropy over all samples so far; every twentieth sample is held out for the accuracy
+figures (the same ones in every round, so no held-out sample was ever fitted).
+
+Every draw is seeded: the engine's games from ``(seed, round)``, the teacher's samples from
+its stream per (slot, hand, step), the fit from a ``torch.Generator``; with one torch thread
+the same command gives the same weights on CPU.
+
+    python -m training.nerts.distill --out runs/nerts_search_distill
+
+writes ``policy.pt`` (agent spec ``ppo:runs/nerts_search_distill/policy.pt``) and
+``summary.json`` (the command's settings, each round's samples, labels that leave the
+expert, accuracies and times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROUND_STREAM = 11  # the ``b`` of derive_seed(GAME, seed, b, round): each round's engine seed
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m training.nerts.distill",
+        description="Distil the Nerts search bot into an expert-hint network (DAgger, "
+        "batched engine).",
+    )
+    p.add_argument("--out", required=True, help="output directory (must be new)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="seat counts")
+    p.add_argument("--envs", type=int, default=48, help="games stepped together")
+    p.add_argument("--rounds", type=int, default=3, help="round 0 teacher, then DAgger")
+    p.add_argument("--steps", type=int, default=600, help="engine steps per round")
+    p.add_argument("--samples", type=int, default=16, help="the teacher's sampled deals")
+    p.add_argument("--horizon", type=int, default=60, help="the teacher's playout steps")
+    p.add_argument("--margin", type=float, default=0.3, help="the teacher's margin")
+    p.add_argument("--score-weight", type=float, default=0.1, help="the teacher's weight")
+    p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    p.add_argument("--epochs", type=int, default=4, help="passes over the samples per round")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam rate")
+    p.add_argument("--hint-init", type=float, default=5.0, help="initial hint bonus")
+    p.add_argument(
+        "--target",
+        choices=("label", "value"),
+        default="label",
+        help="label: imitate the search's moves; value: regress the logits on its playout values",
+    )
+    p.add_argument("--value-scale", type=float, default=10.0, help="logits per unit of value")
+    p.add_argument(
+        "--value-margin", type=float, default=0.1, help="value a move must gain over the expert's"
+    )
+    args = p.parse_args(argv)
+    if any(n < 2 or n > 6 for n in args.players):
+        p.error("--players must be seat counts 2..6")
+    for name in ("envs", "rounds", "steps", "samples", "horizon", "epochs"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1")
+    if min(args.hidden) < 1 or args.lr <= 0 or args.margin < 0 or args.score_weight < 0:
+        p.error("--hidden and --lr must be positive, --margin and --score-weight at least 0")
+    if not 0 <= args.hint_init <= 50:
+        p.error("--hint-init must be in [0, 50]")
+    out = Path(args.out)
+    if out.exists() and not args.overwrite:
+        p.error(f"--out {out} already exists: give a new directory, or --overwrite")
+    return args
+
+
+def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str, np.ndarray]:
+    """One round of play on the batched engine: seat 0's samples (module docstring)."""
+    import torch
+
+    from agents.nerts import _bot_kernels as BK
+    from agents.nerts.search import SearchBuffers, sample_key, search_batch
+    from gnome_env.core import rng as grng
+    from gnome_env.nerts.config import NertsConfig
+    from gnome_env.nerts.vector import NertsVectorEngine
+
+    counts = [args.players[e % len(args.players)] for e in range(args.envs)]
+    rules = NertsConfig(max_steps_per_hand=400)
+    engine = NertsVectorEngine(rules, args.envs, players_per_slot=counts, observations="seats")
+    obs, masks = engine.reset(seed=grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM, rnd))
+    st, prm, ids, lcounts = engine.compiled_state()
+    b = args.envs
+    opp = np.zeros((b, 6), np.int64)
+    hint_kinds = np.zeros((b, 6), np.int64)
+    for e, n in enumerate(counts):
+        opp[e, 1:n] = BK.KIND_EXPERT
+        hint_kinds[e, 0] = BK.KIND_EXPERT
+    who = np.zeros((b, 6), np.int64)
+    who[:, 0] = 1
+    sc = np.zeros(BK.K.SCRATCH, np.int64)
+    bs = BK.empty_scratch(engine.n_actions)
+    bufs = SearchBuffers(engine.n_actions)
+    key_base = grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM + 1, rnd)
+    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "hint": [], "label": []}
+    values = args.target == "value"
+    out["value"] = []
+    qv = np.zeros((b, engine.n_actions) if values else (0, 1), np.float32)
+    start = time.perf_counter()
+    for t in range(args.steps):
+        joint = np.zeros((b, 6), np.int64)
+        BK.decide_batch(st, prm, ids, lcounts, opp, sc, bs, joint)
+        hint = np.zeros((b, 6), np.int64)
+        BK.decide_batch(st, prm, ids, lcounts, hint_kinds, sc, bs, hint)
+        keys = np.zeros((b, 6), np.int64)
+        seeds = engine.game_seeds
+        steps = st[:, BK.K.C_STEPS]
+        for e in range(b):
+            keys[e, 0] = sample_key(key_base + int(seeds[e]) % 1_000_003, 0, int(steps[e]))
+        label = np.zeros((b, 6), np.int64)
+        dev = np.zeros((b, 6), np.int64)
+        search_batch(st, prm, ids, lcounts, who, keys, args.samples, args.horizon,
+                     args.score_weight, args.margin, bufs.hid, bufs.hid_n, *bufs.tail(),
+                     label, dev, qv)  # fmt: skip
+        o, m = obs[:, 0].copy(), masks[:, 0].astype(bool)
+        if rnd == 0:
+            joint[:, 0] = label[:, 0]
+        else:
+            with torch.no_grad():
+                logits, _ = net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(hint[:, 0]))
+            joint[:, 0] = logits.argmax(1).numpy()
+        keep = lcounts[:, 0] > 1
+        out["obs"].append(o[keep].astype(np.float16))
+        out["mask"].append(m[keep])
+        out["hint"].append(hint[keep, 0])
+        out["label"].append(label[keep, 0])
+        if values:
+            out["value"].append(qv[keep].astype(np.float16))
+        obs, masks, _, _, _ = engine.step(joint)
+        if (t + 1) % 100 == 0 or t + 1 == args.steps:
+            n = sum(len(x) for x in out["label"])
+            log(f"round {rnd}: step {t + 1}/{args.steps}, {n} samples, "
+                f"{time.perf_counter() - start:.0f} s")  # fmt: skip
+    return {k: np.concatenate(v) for k, v in out.items() if v}
+
+
+def value_loss(logits: Any, mask: Any, hint: Any, value: Any, args: argparse.Namespace) -> Any:
+    """``--target value``: each searched candidate's logit minus the expert's regresses on
+    ``--value-scale`` x (its playout value - the expert's move's - ``--value-margin``); every
+    other legal action's logit is pushed at least 1 below the expert's (squared hinge).
+    Positions that were not searched (one candidate) only keep that order."""
+    import torch
+
+    base = logits.gather(1, hint[:, None])
+    diff = logits - base
+    v_expert = value.gather(1, hint[:, None])
+    searched = ~torch.isnan(value)
+    target = args.value_scale * (value - v_expert - args.value_margin)
+    cand = searched & mask
+    cand[torch.arange(len(hint)), hint] = False
+    other = mask & ~searched
+    other[torch.arange(len(hint)), hint] = False
+    reg = torch.where(cand, (diff - torch.nan_to_num(target)) ** 2, torch.zeros_like(diff))
+    hinge = torch.where(other, torch.relu(diff + 1.0) ** 2, torch.zeros_like(diff))
+    count = cand.sum() + other.sum()
+    return (reg.sum() + hinge.sum()) / count.clamp(min=1)
+
+
+def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespace, log: Any):
+    """Cross-entropy of the student's masked logits against the teacher's labels; returns
+    the held-out accuracy overall and on the labels that leave the expert's move."""
+    import torch
+
+    obs = torch.as_tensor(data["obs"])
+    mask = torch.as_tensor(data["mask"])
+    hint = torch.as_tensor(data["hint"])
+    label = torch.as_tensor(data["label"])
+    value = torch.as_tensor(data["value"]) if "value" in data else None
+    n = len(label)
+    index = torch.arange(n)
+    held, train = index[index % 20 == 0], index[index % 20 != 0]  # the same split every round
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    figures: dict[str, float] = {}
+    for epoch in range(args.epochs):
+        losses = []
+        shuffled = train[torch.randperm(len(train), generator=gen)]
+        for i in range(0, len(shuffled), 512):
+            rows = shuffled[i : i + 512]
+            logits, _ = net(obs[rows].float(), mask[rows], hint[rows])
+            if value is None:
+                loss = torch.nn.functional.cross_entropy(logits, label[rows])
+            else:
+                loss = value_loss(logits, mask[rows], hint[rows], value[rows].float(), args)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+        with torch.no_grad():
+            logits, _ = net(obs[held].float(), mask[held], hint[held])
+            pred = logits.argmax(1)
+        off = label[held] != hint[held]
+        figures = {
+            "loss": float(np.mean(losses)),
+            "accuracy": float((pred == label[held]).float().mean()),
+            "accuracy_off_expert": float((pred[off] == label[held][off]).float().mean())
+            if off.any()
+            else float("nan"),
+            "student_off_expert": float((pred != hint[held]).float().mean()),
+        }
+        log(f"fit epoch {epoch + 1}/{args.epochs}: " + ", ".join(
+            f"{k} {v:.4f}" for k, v in figures.items()))  # fmt: skip
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import torch
+
+    from agents.nerts.learned import NertsPolicyNetwork, checkpoint_payload, write_checkpoint
+    from gnome_env.nerts.config import NertsConfig
+    from gnome_env.nerts.encoding import NertsEncoder
+
+    torch.set_num_threads(1)
+    out = Path(args.out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    rules = NertsConfig()
+    net = NertsPolicyNetwork(
+        NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
+        hint_init=args.hint_init,
+    )  # fmt: skip
+    gen = torch.Generator().manual_seed(args.seed)
+    net.reset_parameters(gen)
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    start = time.perf_counter()
+    data: dict[str, np.ndarray] | None = None
+    rounds = []
+    try:
+        for rnd in range(args.rounds):
+            t0 = time.perf_counter()
+            new = collect(args, net, rnd, log)
+            data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
+            t1 = time.perf_counter()
+            figures = fit(net, data, gen, args, log)
+            rounds.append({
+                "round": rnd,
+                "new_samples": len(new["label"]),
+                "new_labels_off_expert": float(np.mean(new["label"] != new["hint"])),
+                "samples": len(data["label"]),
+                "play_seconds": round(t1 - t0, 1),
+                "fit_seconds": round(time.perf_counter() - t1, 1),
+                **figures,
+            })  # fmt: skip
+            meta = {"distill": vars(args) | {"out": str(out)}, "rounds": rounds}
+            write_checkpoint(checkpoint_payload(net, rules, meta), out / "policy.pt")
+    except KeyboardInterrupt:
+        print(f"interrupted: the rounds finished so far are in {out}", file=sys.stderr)
+        return 130
+    summary = {
+        "command": "python -m training.nerts.distill " + " ".join(argv or sys.argv[1:]),
+        "settings": {k: v for k, v in vars(args).items() if k not in ("out", "overwrite")},
+        "rounds": rounds,
+        "seconds": round(time.perf_counter() - start, 1),
+        "torch_threads": 1,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"policy written to {out / 'policy.pt'} ({summary['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
