@@ -96,6 +96,23 @@ def _best_other(g, seat):
 
 
 @maybe_njit
+def _predict_card(x, seat, sc, bs):
+    """Whether greedy plays card ``x`` (a top of ``seat``) to a foundation: an ace onto a new
+    one (slot -1), another natural card onto the lowest slot that needs it; recorded in ``bs``."""
+    if not _natural(x):
+        return False
+    if K.RANK[x] == 1:
+        bs[PRED_CARD + seat] = x
+        return True
+    bits = sc[K.SC_NEED + x]
+    if bits == 0:
+        return False
+    bs[PRED_SLOT + seat] = _first_slot(bits)
+    bs[PRED_CARD + seat] = x
+    return True
+
+
+@maybe_njit
 def _predict(g, prm, seat, sc, bs):
     """``agents.nerts.expert.predicted_play`` of ``seat`` into ``bs``: greedy's foundation
     play, (slot, card); (-1, -1) with none or when the seat is expected to call."""
@@ -104,32 +121,14 @@ def _predict(g, prm, seat, sc, bs):
     if prm[K.P_AUTO] == 0 and g[K.S_NLEN + seat] == 0:
         if K.hand_score(g, seat) >= _best_other(g, seat):
             return
-    nw = prm[K.P_W]
-    for s in range(2):
-        x = _top(g, seat, s)
-        if _natural(x):
-            if K.RANK[x] == 1:
-                bs[PRED_CARD + seat] = x
-                return
-            bits = sc[K.SC_NEED + x]
-            if bits != 0:
-                bs[PRED_SLOT + seat] = _first_slot(bits)
-                bs[PRED_CARD + seat] = x
-                return
+    for s in range(2):  # the Nerts top, then the waste top
+        if _predict_card(_top(g, seat, s), seat, sc, bs):
+            return
     for length in range(1, K.RUN + 1):  # work tops, shortest pile first (stable)
-        for w in range(nw):
+        for w in range(prm[K.P_W]):
             if _work_len(g, seat, w) != length:
                 continue
-            x = _top(g, seat, 2 + w)
-            if not _natural(x):
-                continue
-            if K.RANK[x] == 1:
-                bs[PRED_CARD + seat] = x
-                return
-            bits = sc[K.SC_NEED + x]
-            if bits != 0:
-                bs[PRED_SLOT + seat] = _first_slot(bits)
-                bs[PRED_CARD + seat] = x
+            if _predict_card(_top(g, seat, 2 + w), seat, sc, bs):
                 return
 
 
