@@ -44,28 +44,33 @@ SEARCH = grng.NERTS_SEARCH  # the rng domain of the search's samples
 
 
 @maybe_njit
-def _fill_hidden(det, base, p, hid, hid_n, key, sample):
+def hidden_places(g, j, places):
+    """The row cells of seat ``j``'s hidden places (N35) -- its Nerts pile under the top,
+    its stock, its waste under the top, in that order -- into ``places``; returns how many."""
+    n = 0
+    for i in range(max(g[K.S_NLEN + j] - 1, 0)):
+        places[n] = K.NERTS + j * K.MAX_DECK + i
+        n += 1
+    for i in range(g[K.S_SLEN + j]):
+        places[n] = K.STOCK + j * K.MAX_DECK + i
+        n += 1
+    for i in range(max(g[K.S_WLEN + j] - 1, 0)):
+        places[n] = K.WASTE + j * K.MAX_DECK + i
+        n += 1
+    return n
+
+
+@maybe_njit
+def _fill_hidden(det, base, p, hid, hid_n, key, sample, places):
     """Copy ``base`` into ``det`` and deal every seat's hidden cards (``hid[j, :hid_n[j]]``,
-    shuffled with the stream (SEARCH, key, sample, j)) into its Nerts pile under the top,
-    its stock and its waste under the top."""
+    shuffled with the stream (SEARCH, key, sample, j)) into its :func:`hidden_places`."""
     for i in range(base.shape[0]):
         det[i] = base[i]
     for j in range(p):
-        n = hid_n[j]
         row = hid[j]
-        grng.shuffle(row, n, SEARCH, key, sample, j)
-        at = 0
-        nl = det[K.S_NLEN + j]
-        for i in range(max(nl - 1, 0)):
-            det[K.NERTS + j * K.MAX_DECK + i] = row[at]
-            at += 1
-        for i in range(det[K.S_SLEN + j]):
-            det[K.STOCK + j * K.MAX_DECK + i] = row[at]
-            at += 1
-        wl = det[K.S_WLEN + j]
-        for i in range(max(wl - 1, 0)):
-            det[K.WASTE + j * K.MAX_DECK + i] = row[at]
-            at += 1
+        grng.shuffle(row, hid_n[j], SEARCH, key, sample, j)
+        for i in range(hidden_places(det, j, places)):
+            det[places[i]] = row[i]
 
 
 @maybe_njit
@@ -86,25 +91,24 @@ def _playout(g, prm, me, first, horizon, key, sample, ids, sc, bs, acts):
         K.play_step(g, prm, acts, pi_seed)
         steps += 1
     mine = K.hand_score(g, me)
-    best = -(1 << 30)
+    other = -(1 << 30)  # the best other seat's score, and how many other seats have it
     ties = 0
     for s in range(p):
-        x = K.hand_score(g, s)
-        if x > best:
-            best, ties = x, 1
-        elif x == best:
-            ties += 1
-    share = 1.0 / ties if mine == best else 0.0
-    other = -(1 << 30)
-    for s in range(p):
         if s != me:
-            other = max(other, K.hand_score(g, s))
+            x = K.hand_score(g, s)
+            if x > other:
+                other, ties = x, 1
+            elif x == other:
+                ties += 1
+    if mine > other:
+        return 1.0, mine - other
+    share = 1.0 / (ties + 1) if mine == other else 0.0
     return share, mine - other
 
 
 @maybe_njit
 def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  det, g, ids, sc, bs, acts, hid_work, out):  # fmt: skip
+                  det, g, ids, sc, bs, acts, hid_work, places, out):  # fmt: skip
     """``out[c]``: the mean playout value of candidate ``cands[c]`` over ``samples``
     completions (the same completions and priority streams for every candidate)."""
     p = base[K.C_P]
@@ -114,7 +118,7 @@ def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, s
         for j in range(p):
             for k in range(hid_n[j]):
                 hid_work[j, k] = hid[j, k]
-        _fill_hidden(det, base, p, hid_work, hid_n, key, i)
+        _fill_hidden(det, base, p, hid_work, hid_n, key, i, places)
         for c in range(nc):
             for k in range(det.shape[0]):
                 g[k] = det[k]
@@ -125,22 +129,13 @@ def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, s
 
 
 @maybe_njit
-def hidden_from_row(g, hid, hid_n):
-    """Each seat's hidden cards (Nerts pile under the top, stock, waste under the top) of a
-    full game row, sorted (so that nothing of their order is kept), into ``hid`` / ``hid_n``."""
+def hidden_from_row(g, hid, hid_n, places):
+    """Each seat's hidden cards (its :func:`hidden_places`) of a full game row, sorted (so
+    that nothing of their order is kept), into ``hid`` / ``hid_n``."""
     for j in range(g[K.C_P]):
-        n = 0
-        nl = g[K.S_NLEN + j]
-        for i in range(max(nl - 1, 0)):
-            hid[j, n] = g[K.NERTS + j * K.MAX_DECK + i]
-            n += 1
-        for i in range(g[K.S_SLEN + j]):
-            hid[j, n] = g[K.STOCK + j * K.MAX_DECK + i]
-            n += 1
-        wl = g[K.S_WLEN + j]
-        for i in range(max(wl - 1, 0)):
-            hid[j, n] = g[K.WASTE + j * K.MAX_DECK + i]
-            n += 1
+        n = hidden_places(g, j, places)
+        for i in range(n):
+            hid[j, i] = g[places[i]]
         for i in range(1, n):  # insertion sort
             x = hid[j, i]
             k = i - 1
@@ -153,7 +148,7 @@ def hidden_from_row(g, hid, hid_n):
 
 @maybe_njit
 def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_weight,
-                margin, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands,
+                margin, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
                 values):  # fmt: skip
     """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
     by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
@@ -182,7 +177,7 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
     if nc == 1:
         return expert, 0, 1
     search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, values)  # fmt: skip
+                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, values)  # fmt: skip
     best = 0
     for c in range(1, nc):
         if values[c] > values[best]:
@@ -194,8 +189,8 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
 
 @maybe_njit
 def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin,
-                 hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands, values,
-                 out, deviated, qv):  # fmt: skip
+                 hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
+                 values, out, deviated, qv):  # fmt: skip
     """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
     batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
     ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move. With
@@ -208,12 +203,12 @@ def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight
             if who[b, s] == 0 or counts[b, s] == 0:
                 continue
             if not filled:
-                hidden_from_row(g, hid, hid_n)
+                hidden_from_row(g, hid, hid_n, places)
                 filled = True
             a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n,
                                      keys[b, s], samples, horizon, score_weight, margin,
-                                     buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, cands,
-                                     values)  # fmt: skip
+                                     buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
+                                     places, cands, values)  # fmt: skip
             out[b, s] = a
             deviated[b, s] = dev
             if qv.shape[0] == st.shape[0]:
@@ -237,13 +232,14 @@ class SearchBuffers:
         self.bs = BK.empty_scratch(n_actions)
         self.acts = np.zeros(K.MAX_P, np.int64)
         self.hid_work = np.zeros((K.MAX_P, K.MAX_DECK), np.int32)
+        self.places = np.zeros(K.MAX_DECK, np.int64)
         self.cands = np.zeros(n_actions + 1, np.int64)
         self.values = np.zeros(n_actions + 1, np.float64)
 
     def tail(self) -> tuple:
         """The buffers after ``hid, hid_n`` in the kernels' argument order."""
         return (self.det, self.g, self.ids, self.sc, self.bs, self.acts, self.hid_work,
-                self.cands, self.values)  # fmt: skip
+                self.places, self.cands, self.values)  # fmt: skip
 
 
 def sample_key(seed: int, hand: int, step: int) -> int:
@@ -350,9 +346,10 @@ def row_from_view(view: NertsView, g: np.ndarray, hid: np.ndarray, hid_n: np.nda
     for f in range(cfg.num_slots, K.MAX_F):
         g[K.SL_SUIT + f] = -1
     g[K.C_LOG_LEN] = log
+    places = np.zeros(K.MAX_DECK, np.int64)
     for s in range(p):
         cards = np.flatnonzero(~shown[s])
-        want = max(view.nerts_size[s] - 1, 0) + view.stock_size[s] + max(view.waste_size[s] - 1, 0)
+        want = hidden_places(g, s, places)
         if len(cards) != want:
             raise RuntimeError(f"seat {s}: {len(cards)} unseen cards for {want} hidden places")
         hid_n[s] = len(cards)
