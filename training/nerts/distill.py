@@ -98,6 +98,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     from agents.nerts import _bot_kernels as BK
     from agents.nerts.search import SearchBuffers, sample_key, search_batch
     from gnome_env.core import rng as grng
+    from gnome_env.nerts import _kernels as K
     from gnome_env.nerts.config import NertsConfig
     from gnome_env.nerts.vector import NertsVectorEngine
 
@@ -107,14 +108,12 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     obs, masks = engine.reset(seed=grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM, rnd))
     st, prm, ids, lcounts = engine.compiled_state()
     b = args.envs
-    opp = np.zeros((b, 6), np.int64)
-    hint_kinds = np.zeros((b, 6), np.int64)
+    experts = np.zeros((b, 6), np.int64)  # every seat: the opponents' moves and seat 0's hint
     for e, n in enumerate(counts):
-        opp[e, 1:n] = BK.KIND_EXPERT
-        hint_kinds[e, 0] = BK.KIND_EXPERT
+        experts[e, :n] = BK.KIND_EXPERT
     who = np.zeros((b, 6), np.int64)
     who[:, 0] = 1
-    sc = np.zeros(BK.K.SCRATCH, np.int64)
+    sc = np.zeros(K.SCRATCH, np.int64)
     bs = BK.empty_scratch(engine.n_actions)
     bufs = SearchBuffers(engine.n_actions)
     key_base = grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM + 1, rnd)
@@ -125,12 +124,11 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     start = time.perf_counter()
     for t in range(args.steps):
         joint = np.zeros((b, 6), np.int64)
-        BK.decide_batch(st, prm, ids, lcounts, opp, sc, bs, joint)
-        hint = np.zeros((b, 6), np.int64)
-        BK.decide_batch(st, prm, ids, lcounts, hint_kinds, sc, bs, hint)
+        BK.decide_batch(st, prm, ids, lcounts, experts, sc, bs, joint)
+        hint = joint.copy()  # seat 0's column: the expert's move; joint[:, 0] is set below
         keys = np.zeros((b, 6), np.int64)
         seeds = engine.game_seeds
-        steps = st[:, BK.K.C_STEPS]
+        steps = st[:, K.C_STEPS]
         for e in range(b):
             keys[e, 0] = sample_key(key_base + int(seeds[e]) % 1_000_003, 0, int(steps[e]))
         label = np.zeros((b, 6), np.int64)

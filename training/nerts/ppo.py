@@ -239,6 +239,8 @@ class Rollouts:
     and replay them on the Python engine into the slot."""
 
     def __init__(self, cfg: NertsPPOConfig) -> None:
+        from agents.nerts import _bot_kernels as BK
+        from gnome_env.nerts._kernels import SCRATCH
         from gnome_env.nerts.config import NertsConfig
         from gnome_env.nerts.vector import NertsVectorEngine
 
@@ -265,6 +267,7 @@ class Rollouts:
         # agents.nerts._bot_kernels, on the engine's rows: the same decisions as the Python
         # bots (tests/nerts/test_nerts_bot_kernels.py), which hold no state between steps
         self.compiled_kinds = self._compiled_kinds(cfg)
+        self._bk_scratch = (np.zeros(SCRATCH, np.int64), BK.empty_scratch(self.n_actions))
         T, S = cfg.num_steps, len(self.streams)
         self.obs = np.zeros((T, S, self.obs_size), np.float32)
         self.hint = np.zeros((T, S), np.int64)  # the expert's action (expert_hint only)
@@ -281,36 +284,32 @@ class Rollouts:
         self.hands_done = 0
         self.env_steps = 0
 
-    def _compiled_kinds(self, cfg: NertsPPOConfig) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(opponent kinds, hint kinds)`` ``[B, 6]`` for :func:`agents.nerts._bot_kernels.
-        decide_batch`` -- the opponents' seats (``greedy`` / ``expert`` opponents) and the
-        learner's seats (``expert_hint``) -- or None when neither plays."""
+    def _compiled_kinds(self, cfg: NertsPPOConfig) -> np.ndarray | None:
+        """The compiled bots' kinds ``[B, 6]`` for :func:`agents.nerts._bot_kernels.
+        decide_batch`: the opponents' seats (``greedy`` / ``expert`` opponents) and the
+        learner's seats (the expert, for ``expert_hint``); None when neither plays."""
         from agents.nerts import _bot_kernels as BK
-        from gnome_env.nerts._kernels import SCRATCH
 
         kinds = {"greedy": BK.KIND_GREEDY, "expert": BK.KIND_EXPERT}
         assert set(kinds) == set(COMPILED_BOTS)
-        opp = np.zeros((cfg.num_envs, 6), np.int64)
-        hint = np.zeros((cfg.num_envs, 6), np.int64)
+        out = np.zeros((cfg.num_envs, 6), np.int64)
         if self.bot_spec in kinds:
             for e, n in enumerate(self.counts):
-                opp[e, 1:n] = kinds[self.bot_spec]
+                out[e, 1:n] = kinds[self.bot_spec]
         if cfg.expert_hint:
-            for s in self.learner_rows:
-                e, k = self.streams[s]
-                hint[e, k] = BK.KIND_EXPERT
-        if not opp.any() and not hint.any():
-            return None
-        self._bk_scratch = (np.zeros(SCRATCH, np.int64), BK.empty_scratch(self.n_actions))
-        return opp, hint
+            out[self._slot[self.learner_rows], self._seat[self.learner_rows]] = BK.KIND_EXPERT
+        return out if out.any() else None
 
-    def _compiled_actions(self, kinds: np.ndarray) -> np.ndarray:
-        """The compiled bots' actions ``[B, 6]`` for the seats ``kinds`` names (0 elsewhere)."""
+    def compiled_actions(self) -> np.ndarray | None:
+        """The compiled bots' actions now ``[B, 6]`` (0 where no bot plays), in one pass over
+        the games; None without compiled bots."""
         from agents.nerts import _bot_kernels as BK
 
+        if self.compiled_kinds is None:
+            return None
         out = np.zeros((len(self.counts), 6), np.int64)
         st, prm, ids, counts = self.engine.compiled_state()
-        BK.decide_batch(st, prm, ids, counts, kinds, *self._bk_scratch, out)
+        BK.decide_batch(st, prm, ids, counts, self.compiled_kinds, *self._bk_scratch, out)
         return out
 
     def _gather(self, obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -375,16 +374,15 @@ class Rollouts:
         self.finished = json.loads(training["finished"])
         self.hands_done = int(training["hands_done"])
 
-    def hints(self) -> np.ndarray:
+    def hints(self, bots: np.ndarray | None) -> np.ndarray:
         """The expert's action for every learner stream now (0 elsewhere, and everywhere
-        without ``expert_hint``), each from its own seat's public information (the
-        compiled expert)."""
+        without ``expert_hint``), each from its own seat's public information: read from
+        ``bots``, the compiled bots' actions of this step (:meth:`compiled_actions`)."""
         out = np.zeros(len(self.streams), np.int64)
         if not self.hinting:
             return out
-        acts = self._compiled_actions(self.compiled_kinds[1])
         rows = self.learner_rows
-        out[rows] = acts[self._slot[rows], self._seat[rows]]
+        out[rows] = bots[self._slot[rows], self._seat[rows]]
         return out
 
     def slot_game(self, e: int, games: dict[int, Any]) -> Any:
@@ -408,7 +406,8 @@ class Rollouts:
         for t in range(self.cfg.num_steps):
             obs, mask = self.observe()
             games: dict[int, Any] = {}
-            hint = self.hints()
+            bots = self.compiled_actions()  # greedy / expert opponents and hints
+            hint = self.hints(bots)
             with torch.no_grad():
                 logits, value = net(
                     torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), self._hint(hint)
@@ -421,7 +420,6 @@ class Rollouts:
                 noise = np.where(mask, act_rng.random(mask.shape), -1.0)
                 actions = np.where(self.learner, actions, noise.argmax(1))
             elif self.bot_spec in COMPILED_BOTS:
-                bots = self._compiled_actions(self.compiled_kinds[0])  # greedy / expert
                 actions = np.where(self.learner, actions, bots[self._slot, self._seat])
             elif self.python_bots:  # opponents: agents deciding from their views
                 first = 0
@@ -472,7 +470,7 @@ class Rollouts:
         obs, mask = self.observe()
         values = np.zeros(len(self.streams), np.float32)
         rows = self.learner_rows
-        hint = self._hint(self.hints())
+        hint = self._hint(self.hints(self.compiled_actions() if self.hinting else None))
         with torch.no_grad():
             values[rows] = net(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]), hint)[
                 1
