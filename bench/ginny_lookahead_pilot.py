@@ -18,7 +18,8 @@ from agents.core.arena import run_arena
 from agents.ginny_o.expert import ExpertGinnyAgent, LookaheadGinnyAgent
 
 INTS = ("TOP_K", "SAMPLES", "OWN_SAMPLES")
-KNOBS = (*INTS, "REPLY_WEIGHT", "OWN_WEIGHT", "TILE_BONUS", "JOKER_KEEP", "PARTNER")
+KNOBS = (*INTS, "REPLY_WEIGHT", "REPLY_PER_SEAT", "OWN_WEIGHT", "TILE_BONUS", "JOKER_KEEP")
+KNOBS += ("PARTNER",)
 
 
 class PilotExpert(ExpertGinnyAgent):
@@ -75,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
             "win": round(me.win_rate, 4),
             "ci": [round(me.ci_low, 4), round(me.ci_high, 4)],
             "score": round(me.mean_total, 1),
+            "others_score": round(
+                sum(st.mean_total for st in result.stats[1:]) / (len(result.stats) - 1), 1
+            ),
             "seconds": round(time.time() - start),
         }
         print(json.dumps(row), flush=True)

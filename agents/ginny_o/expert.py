@@ -43,6 +43,16 @@ class ExpertGinnyAgent(HeuristicGinnyAgent):
     SAMPLES = 6
     #: Weight of the next seat's expected best reply.
     REPLY_WEIGHT = 0.5
+    #: When set, the reply weight is this times the number of other seats instead of
+    #: :data:`REPLY_WEIGHT` (what a placement opens, any of them may take before this
+    #: seat's next turn); ``None`` keeps the fixed weight.
+    REPLY_PER_SEAT: float | None = None
+
+    def reply_weight(self, view: GinnyView) -> float:
+        """The reply's weight at ``view``'s table (see :data:`REPLY_PER_SEAT`)."""
+        if self.REPLY_PER_SEAT is None:
+            return self.REPLY_WEIGHT
+        return self.REPLY_PER_SEAT * (len(view.scores) - 1)
 
     def reply(self, view: GinnyView, placement: Placement, racks: list[list[int]]) -> float:
         """The mean best score the sampled ``racks`` (53 counts each) could place after
@@ -79,7 +89,7 @@ class ExpertGinnyAgent(HeuristicGinnyAgent):
 
     def equity(self, view: GinnyView, value: float, placement: Placement, racks) -> float:
         """A replied placement's equity: ``value`` minus the weighted expected reply."""
-        return value - self.REPLY_WEIGHT * self.reply(view, placement, racks)
+        return value - self.reply_weight(view) * self.reply(view, placement, racks)
 
     def choose(self, view: GinnyView) -> int:
         """The index in ``view.placements`` of the highest-equity placement."""
@@ -151,8 +161,8 @@ class LookaheadGinnyAgent(ExpertGinnyAgent):
 
     def equity(self, view: GinnyView, value: float, placement: Placement, racks) -> float:
         """The expert's equity plus :data:`OWN_WEIGHT` x :meth:`own_next`."""
-        reply = self.reply(view, placement, racks)
-        return value - self.REPLY_WEIGHT * reply + self.OWN_WEIGHT * self.own_next(view, placement)
+        reply = self.reply_weight(view) * self.reply(view, placement, racks)
+        return value - reply + self.OWN_WEIGHT * self.own_next(view, placement)
 
 
 __all__ = ["ExpertGinnyAgent", "LookaheadGinnyAgent"]

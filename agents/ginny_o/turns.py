@@ -19,7 +19,8 @@ including the expert's equity inputs: the heuristic value and its parts and, for
 ``top`` by that value, the next seat's expected best reply estimated as the expert does (the
 compiled generator over ``samples`` racks drawn from the tiles this seat cannot see,
 ``view.unseen``, by this agent's own seeded generator), the equity (value minus
-:data:`REPLY_WEIGHT` x reply) and which candidate the expert's rule would pick. ``top`` and
+:data:`REPLY_WEIGHT` x reply; with ``reply_per_seat`` in ``search``, that many times the number of
+other seats instead) and which candidate the expert's rule would pick. ``top`` and
 ``samples`` default to the expert's 6 and 6 (:data:`REPLY_TOP`, :data:`REPLY_SAMPLES`); a
 checkpoint names its own (``search``). So the features depend on the seat's view (G17) and
 the agent's seed only. The turn context is :data:`CONTEXT_FEATURES`.
@@ -149,6 +150,7 @@ class TurnFeatures:
         samples: int = REPLY_SAMPLES,
         own: int = 0,
         own_weight: float = LookaheadGinnyAgent.OWN_WEIGHT,
+        reply_per_seat: float | None = None,
     ) -> None:
         for name, value in (("k", k), ("top", top), ("samples", samples)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -157,6 +159,14 @@ class TurnFeatures:
             raise ValueError(f"own={own!r} is not allowed: an integer >= 0")
         if isinstance(own_weight, bool) or not isinstance(own_weight, (int, float)):
             raise ValueError(f"own_weight={own_weight!r} is not allowed: a number")
+        if reply_per_seat is not None and (
+            isinstance(reply_per_seat, bool)
+            or not isinstance(reply_per_seat, (int, float))
+            or not reply_per_seat >= 0
+        ):
+            raise ValueError(
+                f"reply_per_seat={reply_per_seat!r} is not allowed: a number >= 0, or null"
+            )
         self.k, self.top, self.samples, self.own = k, min(top, k), samples, own
         self.names = candidate_features(own)
         # the expert's value and reply code (with ``own``: the look-ahead rule's), with this
@@ -168,6 +178,8 @@ class TurnFeatures:
         else:
             self.expert = ExpertGinnyAgent(seed, config)
         self.expert.TOP_K, self.expert.SAMPLES = self.top, samples
+        if reply_per_seat is not None:
+            self.expert.REPLY_PER_SEAT = float(reply_per_seat)
 
     def build(self, view: GinnyView) -> dict[str, Any]:
         """``{"order", "candidates" [K, F], "context" [C], "mask" [K + 3], "expert"}`` of the
@@ -191,9 +203,8 @@ class TurnFeatures:
         elif top:
             replies = {top[0]: 0.0}
         weight = ex.OWN_WEIGHT if self.own else 0.0
-        equities = {
-            i: values[i] - REPLY_WEIGHT * r + weight * owns.get(i, 0.0) for i, r in replies.items()
-        }
+        rw = ex.reply_weight(view)
+        equities = {i: values[i] - rw * r + weight * owns.get(i, 0.0) for i, r in replies.items()}
         worst_reply = max(replies.values(), default=0.0)
         best_equity = max(equities.values(), default=0.0)
         # the expert's pick: highest equity, ties to the first in the generator's order
@@ -203,7 +214,7 @@ class TurnFeatures:
             p = view.placements[i]
             left = remaining_tiles(view, p)
             replied = i in replies
-            equity = equities[i] if replied else values[i] - REPLY_WEIGHT * worst_reply
+            equity = equities[i] if replied else values[i] - rw * worst_reply
             squares = [SQUARE[c] for c, _, _ in p.tiles]
             real = [t for t in left if t != JOKER]
             extra = (owns.get(i, 0.0) / 100.0,) if self.own else ()

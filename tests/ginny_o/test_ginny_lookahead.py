@@ -101,6 +101,55 @@ def test_the_lookahead_choice_in_the_features_is_the_bots_choice():
     assert compared >= 10 and differ >= 1 and looked >= compared // 2
 
 
+def test_a_per_seat_reply_weight_scales_with_the_other_seats():
+    """REPLY_PER_SEAT w weights the reply by w x (n - 1): at 2 players the rule is the fixed
+    weight w's, at 4 players the fixed weight 3w's (the same seed draws the same racks), and
+    at 4 players it differs from the fixed 0.5 somewhere."""
+
+    def rule(weight: float | None, fixed: float, players: int):
+        attrs = {"REPLY_PER_SEAT": weight, "REPLY_WEIGHT": fixed}
+        return type("Rule", (LookaheadGinnyAgent,), attrs)(5, GinnyConfig(num_players=players))
+
+    compared = differ = 0
+    for players in (2, 4):
+        for _, view in _turn_starts(players, 23, 30):
+            if len(view.placements) < 2:
+                continue
+            per_seat = rule(0.5, 0.5, players)
+            assert per_seat.reply_weight(view) == 0.5 * (players - 1)
+            fixed = rule(None, 0.5 * (players - 1), players)
+            assert per_seat.choose(view) == fixed.choose(view)
+            if players == 4:
+                differ += per_seat.choose(view) != rule(None, 0.5, 4).choose(view)
+            compared += 1
+    assert compared >= 20 and differ >= 1
+
+
+def test_the_features_follow_a_per_seat_reply_weight():
+    """TurnFeatures with ``reply_per_seat`` reports the per-seat rule's pick and equity, and a
+    bad value is a clear error."""
+    feats = TurnFeatures(42, GinnyConfig(num_players=4), own=6, reply_per_seat=0.5)
+    bot = type("Rule", (LookaheadGinnyAgent,), {"REPLY_PER_SEAT": 0.5})(
+        42, GinnyConfig(num_players=4)
+    )
+    compared = 0
+    for _, view in _turn_starts(4, 19, 24):
+        f = feats.build(view)
+        if len(view.placements) < 2:
+            continue
+        assert f["order"][f["expert"]] == bot.choose(view)
+        rows = f["candidates"][f["candidates"][:, NAMES.index("replied")] == 1.0]
+        value, reply, own, equity = (
+            rows[:, NAMES.index(n)] for n in ("value", "reply", "own_next", "equity")
+        )
+        np.testing.assert_allclose(equity, value - 1.5 * reply + 0.8 * own, atol=1e-5)
+        compared += 1
+    assert compared >= 10
+    for bad in (-1.0, "1", True):
+        with pytest.raises(ValueError, match="reply_per_seat"):
+            TurnFeatures(1, GinnyConfig(num_players=4), reply_per_seat=bad)
+
+
 def test_the_lookahead_features_hold_no_hidden_tile():
     """G17: re-dealing the box and the other racks leaves every feature equal (the own-turn
     refills, like the reply racks, come from the unseen multiset and the agent's generator)."""
@@ -168,6 +217,23 @@ def test_the_trainer_with_a_lookahead_teacher_repeats_itself(tmp_path):
     assert log["config"]["own_samples"] == 2
     with pytest.raises(SystemExit):
         trainer.main(["--out", str(tmp_path / "c"), "--own-samples", "-1"])
+    with pytest.raises(SystemExit):
+        trainer.main(["--out", str(tmp_path / "c"), "--reply-per-seat", "-0.5"])
+    # the per-seat reply weight travels in the checkpoint's search settings
+    assert trainer.main(["--out", str(tmp_path / "d"), *argv, "--reply-per-seat", "0.5"]) == 0
+    wd = torch.load(tmp_path / "d" / "policy.pt", weights_only=True)
+    assert wd["search"] == {
+        "top": 3,
+        "samples": 2,
+        "own": 2,
+        "own_weight": 0.8,
+        "reply_per_seat": 0.5,
+    }
+    net, data = read_checkpoint(tmp_path / "d" / "policy.pt")
+    assert (
+        TurnFeatures(1, GinnyConfig(num_players=4), net.k, **data["search"]).expert.REPLY_PER_SEAT
+        == 0.5
+    )
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="the look-ahead policy is not shipped")

@@ -298,6 +298,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="weight of the own next turn's expected best score in the imitated equity",
     )
     p.add_argument(
+        "--reply-per-seat",
+        type=float,
+        default=None,
+        help="weight the reply estimate by this times the number of other seats in the "
+        "imitated equity (default: the expert's fixed 0.5)",
+    )
+    p.add_argument(
         "--label-smoothing",
         type=float,
         default=0.1,
@@ -325,6 +332,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         or args.ppo_lr <= 0
     ):
         p.error("--hidden, --reply-top, --reply-samples, --bc-lr and --ppo-lr must be positive")
+    if args.reply_per_seat is not None and not args.reply_per_seat >= 0:
+        p.error("--reply-per-seat must be at least 0")
     if not 0.0 <= args.label_smoothing < 1.0:
         p.error("--label-smoothing must be in [0, 1)")
     if args.bc_games_2p + args.bc_games_4p < 1:
@@ -349,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     search: dict[str, Any] = {"top": args.reply_top, "samples": args.reply_samples}
     if args.own_samples:
         search.update(own=args.own_samples, own_weight=args.own_weight)
+    if args.reply_per_seat is not None:
+        search["reply_per_seat"] = args.reply_per_seat
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     data = []
