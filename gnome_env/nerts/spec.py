@@ -39,6 +39,13 @@ SPEC = GameSpec(
     },
     shipped=(
         ShippedPolicy(
+            "nerts_search_distill",
+            "ppo:agents/policies/nerts_search_distill/policy.pt",
+            "does not beat expert: 0.472 [0.456, 0.488] at 2 players, 0.224 [0.211, 0.237] "
+            "at 4, 0.150 [0.140, 0.159] at 6 against n-1 expert bots "
+            "(agents/policies/nerts_search_distill/README.md)",
+        ),
+        ShippedPolicy(
             "nerts_expert_ppo",
             "ppo:agents/policies/nerts_expert_ppo/policy.pt",
             "does not beat expert: 0.338 [0.314, 0.361] at 2 players, 0.213 [0.193, 0.233] at 4, "

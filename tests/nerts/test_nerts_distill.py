@@ -136,3 +136,41 @@ def test_value_loss_is_zero_exactly_at_its_targets():
         moved = logits.clone()
         moved[0, k] += delta
         assert float(value_loss(moved, mask, hint, value, args)) > 0.01
+
+
+def test_the_shipped_student_is_the_strongest_policy_and_mostly_plays_the_expert():
+    """agents/policies/nerts_search_distill: Nerts' strongest_policy, the documented run's
+    network (expert hint, 256 x 256), and a student of the search: on the positions of
+    expert games at 2, 4 and 6 players it plays the expert's move almost always (the
+    search leaves it at about 9% of positions, the student at about 4%) but not always."""
+    from pathlib import Path
+
+    from agents.nerts.expert import ExpertNertsAgent
+    from gnome_env.registry import get_game
+
+    root = Path(__file__).resolve().parents[2] / "agents" / "policies" / "nerts_search_distill"
+    assert get_game("nerts").strongest_policy.name == "nerts_search_distill"
+    ckpt = read_checkpoint(root / "policy.pt")
+    assert ckpt["network"] == {"hidden": [256, 256], "expert_hint": True}
+    summary = json.loads((root / "summary.json").read_text())
+    assert summary["command"] == (
+        "python -m training.nerts.distill --out runs/nerts_search_distill_v2 --seed 1 "
+        "--rounds 4 --steps 800 --envs 48"
+    )
+    same = differ = 0
+    for n in (2, 4, 6):
+        config = NertsConfig(num_players=n)
+        agent = make_nerts_agent(f"ppo:{root / 'policy.pt'}", 0, config)
+        experts = [ExpertNertsAgent(0, config) for _ in range(n)]
+        game = NertsGame(config, 40 + n)
+        while not game.hand_over:
+            views = [NertsView.from_game(game, s) for s in range(n)]
+            moves = [e.decide(v) for e, v in zip(experts, views, strict=True)]
+            if len(views[0].legal_actions) > 1:
+                mine = agent.decide(views[0])
+                assert mine in views[0].legal_actions
+                same += mine == moves[0]
+                differ += mine != moves[0]
+            game.step(moves)
+    assert same + differ >= 100
+    assert differ >= 1 and same >= 0.85 * (same + differ)
