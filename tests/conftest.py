@@ -98,3 +98,21 @@ def run_uncompiled():
         return out.stdout.strip()
 
     return run
+
+
+def nerts_agent_plays_legal_moves(agent, config, seed: int, steps: int):
+    """Seat ``agent`` (a Nerts agent) in every seat of ``NertsGame(config, seed)`` for up to
+    ``steps`` steps (or the hand's end), asserting every move is in the seat's legal set;
+    returns the game where it stopped."""
+    from gnome_env.nerts import NertsGame
+    from gnome_env.nerts.information import NertsView
+
+    game = NertsGame(config, seed)
+    for _ in range(steps):
+        views = [NertsView.from_game(game, s) for s in range(config.num_players)]
+        actions = [agent.decide(v) for v in views]
+        assert all(a in v.legal_actions for a, v in zip(actions, views, strict=True))
+        game.step(actions)
+        if game.hand_over:
+            break
+    return game

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from conftest import nerts_agent_plays_legal_moves
 
 from agents.nerts.learned import NertsPolicyNetwork, read_checkpoint
 from agents.nerts.registry import make_nerts_agent
@@ -49,14 +50,7 @@ def test_a_run_repeats_exactly_and_its_policy_plays(tmp_path, capsys):
     assert summary["rounds"][1]["samples"] > summary["rounds"][0]["samples"]
     config = NertsConfig(num_players=2)
     agent = make_nerts_agent(f"ppo:{tmp_path / 'a' / 'policy.pt'}", 0, config)
-    game = NertsGame(config, 3)
-    for _ in range(30):
-        views = [NertsView.from_game(game, s) for s in range(2)]
-        actions = [agent.decide(v) for v in views]
-        assert all(x in v.legal_actions for x, v in zip(actions, views, strict=True))
-        game.step(actions)
-        if game.hand_over:
-            break
+    nerts_agent_plays_legal_moves(agent, config, 3, 30)
 
 
 @pytest.mark.parametrize(

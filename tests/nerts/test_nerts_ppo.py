@@ -8,9 +8,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import nerts_agent_plays_legal_moves  # noqa: E402
+
 from agents.nerts.learned import read_checkpoint  # noqa: E402
 from agents.nerts.registry import make_nerts_agent  # noqa: E402
-from gnome_env.nerts import NertsConfig, NertsGame  # noqa: E402
+from gnome_env.nerts import NertsConfig  # noqa: E402
 from gnome_env.nerts.information import NertsView  # noqa: E402
 from training.nerts.ppo import NertsPPOConfig, main, train  # noqa: E402
 
@@ -33,14 +35,7 @@ def test_a_short_run_repeats_bit_for_bit_and_its_policy_plays(tmp_path):
     # the checkpoint loads as a Nerts agent and plays legal moves from a seat's view
     config = NertsConfig(players=3)
     agent = make_nerts_agent(f"ppo:{tmp_path / 'a' / 'policy.pt'}", 0, config)
-    game = NertsGame(config, 5)
-    for _ in range(20):
-        views = [NertsView.from_game(game, s) for s in range(3)]
-        actions = [agent.decide(v) for v in views]
-        assert all(a in v.legal_actions for a, v in zip(actions, views, strict=True))
-        game.step(actions)
-        if game.hand_over:
-            break
+    game = nerts_agent_plays_legal_moves(agent, config, 5, 20)
     p = agent.distribution(NertsView.from_game(game, 0))
     assert abs(p.sum() - 1) < 1e-5
 
