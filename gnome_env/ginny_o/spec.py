@@ -39,9 +39,9 @@ SPEC = GameSpec(
         ShippedPolicy(
             "ginny_lookahead",
             "turns:agents/policies/ginny_lookahead/policy.pt",
-            "above expert at 2 players, level at 4: 0.537 [0.519, 0.556] at 2 players, "
-            "0.254 [0.237, 0.270] at 4 against n-1 expert bots, 2,000 games each "
-            "(agents/policies/ginny_lookahead/README.md)",
+            "above expert at 2 and 4 players: 0.537 [0.519, 0.556] at 2 players (2,000 "
+            "games), 0.261 [0.2515, 0.2697] at 4 (8,000 games, pre-registered) against n-1 "
+            "expert bots (agents/policies/ginny_lookahead/README.md)",
         ),
         ShippedPolicy(
             "ginny_turns",
