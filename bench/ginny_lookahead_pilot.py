@@ -18,8 +18,15 @@ from agents.core.arena import run_arena
 from agents.ginny_o.expert import ExpertGinnyAgent, LookaheadGinnyAgent
 
 INTS = ("TOP_K", "SAMPLES", "OWN_SAMPLES")
-KNOBS = (*INTS, "REPLY_WEIGHT", "REPLY_PER_SEAT", "OWN_WEIGHT", "TILE_BONUS", "JOKER_KEEP")
-KNOBS += ("PARTNER",)
+KNOBS = (
+    *INTS,
+    "REPLY_WEIGHT",
+    "REPLY_PER_SEAT",
+    "OWN_WEIGHT",
+    "TILE_BONUS",
+    "JOKER_KEEP",
+    "PARTNER",
+)
 
 
 class PilotExpert(ExpertGinnyAgent):

@@ -161,8 +161,8 @@ class LookaheadGinnyAgent(ExpertGinnyAgent):
 
     def equity(self, view: GinnyView, value: float, placement: Placement, racks) -> float:
         """The expert's equity plus :data:`OWN_WEIGHT` x :meth:`own_next`."""
-        reply = self.reply_weight(view) * self.reply(view, placement, racks)
-        return value - reply + self.OWN_WEIGHT * self.own_next(view, placement)
+        equity = super().equity(view, value, placement, racks)
+        return equity + self.OWN_WEIGHT * self.own_next(view, placement)
 
 
 __all__ = ["ExpertGinnyAgent", "LookaheadGinnyAgent"]

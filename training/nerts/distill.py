@@ -125,7 +125,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     for t in range(args.steps):
         joint = np.zeros((b, 6), np.int64)
         BK.decide_batch(st, prm, ids, lcounts, experts, sc, bs, joint)
-        hint = joint.copy()  # seat 0's column: the expert's move; joint[:, 0] is set below
+        hint = joint[:, 0].copy()  # seat 0's expert move (joint[:, 0] is replaced below)
         keys = np.zeros((b, 6), np.int64)
         seeds = engine.game_seeds
         steps = st[:, K.C_STEPS]
@@ -141,12 +141,12 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
             joint[:, 0] = label[:, 0]
         else:
             with torch.no_grad():
-                logits, _ = net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(hint[:, 0]))
+                logits, _ = net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(hint))
             joint[:, 0] = logits.argmax(1).numpy()
         keep = lcounts[:, 0] > 1
         out["obs"].append(o[keep].astype(np.float16))
         out["mask"].append(m[keep])
-        out["hint"].append(hint[keep, 0])
+        out["hint"].append(hint[keep])
         out["label"].append(label[keep, 0])
         if values:
             out["value"].append(qv[keep].astype(np.float16))
