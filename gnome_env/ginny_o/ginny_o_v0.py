@@ -14,14 +14,16 @@ Registered as          ``pettingzoo.make("aec", "gnome_env/ginny_o_v0")``
 
 The shapes are the same for every seat count and every rule option.
 
-``env(**kw)`` is ``raw_env(**kw)`` in PettingZoo's standard wrappers, as the classic envs
-have them: ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env,
--1)))`` -- calls before ``reset`` are refused, an action outside ``Discrete(1864)`` (or a
-``bool``) raises ``AssertionError`` naming the agent, the action and what is allowed
-(:class:`gnome_env.core.wrappers.BoundsCheckWrapper`, PettingZoo's
-``AssertOutOfBoundsWrapper`` with that message), changing nothing, and an illegal
-(masked-out) action ends the game with reward -1 for the offender, 0 for the others, and a
-warning. ``raw_env(**kw)`` has no such checks: an illegal action raises
+``env(**kw)`` is the checked environment: it behaves as ``raw_env(**kw)`` in PettingZoo's
+standard wrappers, as the classic envs have them (``OrderEnforcingWrapper(
+AssertOutOfBoundsWrapper(TerminateIllegalWrapper(raw_env, -1)))``), implemented in one layer
+(:class:`gnome_env.core.checked.CheckedAEC`) because the generic wrappers' attribute
+forwarding cost a third of a step; ``tests/core/test_checked_env.py`` holds it equal to that
+stack call by call. Calls before ``reset`` are refused, an action outside ``Discrete(1864)``
+(or a ``bool``) raises ``AssertionError`` naming the agent, the action and what is allowed,
+changing nothing, and an illegal (masked-out) action ends the game with reward -1 for the
+offender, 0 for the others, and a warning. ``env().unwrapped`` is a :class:`raw_env` sharing
+its state. ``raw_env(**kw)`` has no such checks: an illegal action raises
 :class:`gnome_env.ginny_o.IllegalActionError` (a ``ValueError``) with the agent's name and
 the engine's reason, and changes nothing (no step, no draw).
 
@@ -186,11 +188,10 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from gnome_env.core import rng
+from gnome_env.core.checked import CheckedAEC, UncheckedView
 from gnome_env.core.renamed import env_keywords, old_property
-from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.ginny_o import actions as A
 from gnome_env.ginny_o.cards import NUM_KINDS
 from gnome_env.ginny_o.config import MAX_PLAYERS, GinnyConfig
@@ -494,12 +495,22 @@ class raw_env(AECEnv):
         return ENV_NAME
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """``raw_env(**kwargs)`` in PettingZoo's standard wrappers (see the module docstring)."""
-    out: AECEnv = raw_env(**kwargs)
-    out = wrappers.TerminateIllegalWrapper(out, illegal_reward=ILLEGAL_ACTION_REWARD)
-    out = BoundsCheckWrapper(out)
-    return wrappers.OrderEnforcingWrapper(out)
+class _UnwrappedView(UncheckedView, raw_env):
+    """``env().unwrapped``: raw_env's methods on a :class:`CheckedEnv`'s state."""
+
+
+class CheckedEnv(CheckedAEC, raw_env):
+    """``env()``: raw_env with the checks of PettingZoo's standard wrappers, in one layer
+    (:class:`gnome_env.core.checked.CheckedAEC`; see the module docstring)."""
+
+    unwrapped_class = _UnwrappedView
+    illegal_error = IllegalActionError
+    illegal_reward = ILLEGAL_ACTION_REWARD
+
+
+def env(**kwargs: Any) -> CheckedEnv:
+    """The checked AEC environment (see the module docstring)."""
+    return CheckedEnv(**kwargs)
 
 
 __all__ = [
@@ -510,6 +521,7 @@ __all__ = [
     "NUM_ACTIONS",
     "STATE_SIZE",
     "UTILITY_RANGE",
+    "CheckedEnv",
     "env",
     "max_game_length",
     "raw_env",

@@ -184,10 +184,9 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
-from pettingzoo.utils.env_logger import EnvLogger
 
 from gnome_env.core import rng
-from gnome_env.core.wrappers import in_action_space, out_of_space_message
+from gnome_env.core.checked import CheckedAEC, UncheckedView
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.config import RulesConfig, seat_counts
 from gnome_env.gnoming.encoding import ObservationEncoder
@@ -206,21 +205,6 @@ KERNEL_ROUND_ENDED, KERNEL_GAME_OVER, KERNEL_ILLEGAL = -1, -2, -3
 ENV_NAME = "gnoming_a_round_v1"
 RENDER_MODES = ("human", "ansi", "rgb_array")
 ILLEGAL_ACTION_REWARD = -1.0
-
-
-class _BeforeReset:
-    """Stands for an env attribute until reset() sets it (in the instance, which then takes
-    precedence): reading it before raises AttributeError, as PettingZoo's
-    OrderEnforcingWrapper does. A ``__getattr__`` could do the same, but its mere presence
-    makes every attribute access of the env slower."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, env: object, owner: type | None = None) -> Any:
-        if env is None:
-            return self
-        raise AttributeError(f"{self.name} cannot be accessed before reset")
 
 
 def _kernels_compiled() -> bool:
@@ -619,130 +603,25 @@ class raw_env(AECEnv):
         """Nothing to release."""
 
 
-class CheckedEnv(raw_env):
-    """``env()``: raw_env plus the standard wrappers' checks, implemented natively."""
+class _UnwrappedView(UncheckedView, raw_env):
+    """``env().unwrapped``: raw_env's methods on a CheckedEnv's state (see
+    :attr:`gnome_env.core.checked.CheckedAEC.unwrapped`)."""
 
-    # Refused before reset (reset() sets them on the instance).
-    agents = _BeforeReset()
-    agent_selection = _BeforeReset()
-    rewards = _BeforeReset()
-    terminations = _BeforeReset()
-    truncations = _BeforeReset()
-    infos = _BeforeReset()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        del self.agents  # refused before reset, as by OrderEnforcingWrapper
-        self._has_reset = False
-        self._illegal_terminated = False
+class CheckedEnv(CheckedAEC, raw_env):
+    """``env()``: raw_env plus the standard wrappers' checks, implemented natively
+    (:class:`gnome_env.core.checked.CheckedAEC`)."""
 
-    @property
-    def unwrapped(self) -> raw_env:
-        """The environment without the checks, as PettingZoo's wrappers' ``unwrapped``: a
-        :class:`raw_env` sharing this env's state (every attribute), which answers
-        ``agents`` and ``num_agents`` before reset (all possible agents, as PettingZoo's
-        classic envs) and whose ``step`` raises ``ValueError`` on an illegal action."""
-        view = _UnwrappedView.__new__(_UnwrappedView)
-        view.__dict__ = self.__dict__  # one state, two sets of methods
-        return view
+    unwrapped_class = _UnwrappedView
+    illegal_reward = ILLEGAL_ACTION_REWARD
 
-    @property
-    def num_agents(self) -> int:
-        """Number of agents still in the game."""
-        if not self.__dict__.get("_has_reset"):
-            raise AttributeError("num_agents cannot be accessed before reset")
-        return len(self.agents)
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game."""
-        self._has_reset = True
-        self._illegal_terminated = False
-        super().reset(seed=seed, options=options)
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """As raw_env, refused before reset."""
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return raw_env.observe(self, agent)  # (no super(): this is the hot path)
-
-    def state(self) -> np.ndarray:
-        """As raw_env, refused before reset."""
-        if not self._has_reset:
-            EnvLogger.error_state_before_reset()
-        return super().state()
-
-    def render(self) -> Any:
-        """As raw_env, refused before reset."""
-        if not self._has_reset:
-            EnvLogger.error_render_before_reset()
-        return super().render()
-
-    def agent_iter(self, max_iter: int = 2**63):
-        """As raw_env, refused before reset."""
-        if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
-        return super().agent_iter(max_iter)
-
-    def step(self, action: Any) -> None:
-        """Order, bounds and legality checks, then raw_env's step."""
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        if not self.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-            return
-        agent = self.agent_selection
-        done = self.terminations[agent] or self.truncations[agent]
-        if not (
-            (type(action) is int and 0 <= action < A.NUM_ACTIONS)  # the common case, fast
-            or (action is None and done)
-            or in_action_space(self.action_spaces[agent], action)
-        ):
-            raise AssertionError(out_of_space_message(agent, action, self.action_spaces[agent]))
-        if done:
-            # the wrappers route a dead agent's step to raw_env (which checks it is None)
-            self._was_dead_step(action)
-            return
-        try:
-            raw_env.step(self, action)  # an illegal action raises ValueError, changing nothing
-        except ValueError:
-            EnvLogger.warn_on_illegal_move()
-            self._cumulative_rewards[agent] = 0.0
-            self.terminations = self._seat_dict(True, True)
-            self.truncations = self._seat_dict(True, True)
-            self.rewards = self._seat_dict(0, 0.0)  # ints, exactly as the wrapper
-            self.rewards[agent] = ILLEGAL_ACTION_REWARD
-            self._accumulate_rewards()
-            self._deads_step_first()
-            self._illegal_terminated = True
+    def _all_agents(self, value: Any, absent_value: Any) -> dict[str, Any]:
+        return self._seat_dict(value, absent_value)  # absent seats answer too
 
     def _refuse(self, action: int) -> None:
         """An illegal action: step() ends the game, without Game.apply's message (so without
         syncing the Game to write it)."""
         raise ValueError(f"illegal action {action}")
-
-    def __str__(self) -> str:
-        return ENV_NAME
-
-
-class _UnwrappedView(raw_env):
-    """``env().unwrapped``: raw_env's methods on a CheckedEnv's state (see
-    :attr:`CheckedEnv.unwrapped`). Never constructed by ``__init__``."""
-
-    @property
-    def agents(self) -> list[str]:
-        """The agents of the current game; all possible agents before the first reset."""
-        agents = self.__dict__.get("agents")
-        return self.possible_agents[:] if agents is None else agents
-
-    @agents.setter
-    def agents(self, agents: list[str]) -> None:
-        self.__dict__["agents"] = agents
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game (the checked env then counts as reset too)."""
-        self._has_reset = True
-        self._illegal_terminated = False
-        super().reset(seed=seed, options=options)
 
 
 def env(**kwargs: Any) -> CheckedEnv:

@@ -17,9 +17,11 @@ jokers) x 6 foundation slots), **never on the player count**: seats are padded t
 
 ``parallel_env(**kw)`` is the environment (a :class:`NertsParallelEnv`). ``raw_env(**kw)``
 is its AEC form (:class:`NertsAECEnv`: what PettingZoo's ``parallel_to_aec_wrapper`` does,
-but it checks each agent's action at its own ``step``), and ``env(**kw)`` that form in
-PettingZoo's standard wrappers, as the classic envs (and ``gnoming_a_round_v1.env()``) have
-them: ``OrderEnforcingWrapper(BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``.
+but it checks each agent's action at its own ``step``), and ``env(**kw)`` that form checked
+as PettingZoo's standard wrappers check the classic envs (``OrderEnforcingWrapper(
+BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``), in one layer, as every game's
+``env()`` (:class:`gnome_env.core.checked.CheckedAEC`; ``tests/core/test_checked_env.py``
+holds it equal to that stack).
 
 Keyword arguments: ``num_players`` (2..6, default 4) and every other field of
 :class:`gnome_env.nerts.NertsConfig` (``jokers``, ``nerts_size``, ``work_piles``,
@@ -240,11 +242,11 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import AgentSelector, wrappers
+from pettingzoo.utils import AgentSelector
 
 from gnome_env.core import jit, rng
+from gnome_env.core.checked import CheckedAEC, UncheckedView
 from gnome_env.core.renamed import env_keywords, old_property
-from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.nerts import _kernels as _K
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder, StateEncoder
@@ -782,10 +784,20 @@ def raw_env(**kwargs: Any) -> NertsAECEnv:
     return NertsAECEnv(parallel_env(**kwargs))
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The checked AEC form of :func:`parallel_env`, as PettingZoo's classic envs:
-    ``OrderEnforcingWrapper(BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``."""
-    out: AECEnv = raw_env(**kwargs)
-    out = wrappers.TerminateIllegalWrapper(out, illegal_reward=ILLEGAL_ACTION_REWARD)
-    out = BoundsCheckWrapper(out)
-    return wrappers.OrderEnforcingWrapper(out)
+class _UnwrappedView(UncheckedView, NertsAECEnv):
+    """``env().unwrapped``: :class:`NertsAECEnv`'s methods on a :class:`CheckedEnv`'s state."""
+
+
+class CheckedEnv(CheckedAEC, NertsAECEnv):
+    """``env()``: :class:`NertsAECEnv` with the checks of PettingZoo's standard wrappers, in
+    one layer (:class:`gnome_env.core.checked.CheckedAEC`)."""
+
+    unwrapped_class = _UnwrappedView
+    illegal_reward = ILLEGAL_ACTION_REWARD
+
+
+def env(**kwargs: Any) -> CheckedEnv:
+    """The checked AEC form of :func:`parallel_env`: what PettingZoo's classic envs get from
+    ``OrderEnforcingWrapper(BoundsCheckWrapper(TerminateIllegalWrapper(raw_env, -1)))``, in
+    one layer."""
+    return CheckedEnv(parallel_env(**kwargs))

@@ -8,9 +8,7 @@ import random
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils import wrappers
 
-from gnome_env.core.wrappers import BoundsCheckWrapper
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming import gnoming_a_round_v1
 from gnome_env.gnoming.config import RulesConfig
@@ -350,93 +348,7 @@ def test_no_information_leak_permuting_unseen_cards(num_players):
     assert changed_state > 0
 
 
-# ---------------------------------------------------------------------- env() == standard wrappers
-def standard_stack(**kwargs):
-    raw = gnoming_a_round_v1.raw_env(**kwargs)
-    # PettingZoo's AssertOutOfBoundsWrapper, with the project's message naming what is allowed
-    return wrappers.OrderEnforcingWrapper(
-        BoundsCheckWrapper(wrappers.TerminateIllegalWrapper(raw, -1))
-    )
-
-
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except Exception as err:
-        return (type(err).__name__, str(err))
-
-
-def snapshot(env):
-    if not env.agents:
-        return ("no agents", dict(env.rewards))
-    obs, reward, term, trunc, info = env.last()
-    return (
-        env.agent_selection,
-        obs["observation"].tobytes(),
-        obs["action_mask"].tobytes(),
-        reward,
-        term,
-        trunc,
-        info,
-        dict(env.rewards),
-        dict(env.terminations),
-        dict(env.truncations),
-    )
-
-
-def scripted_run(env, illegal_at: int, caplog):
-    """Calls before reset, out-of-bounds actions, an illegal action, then stepping out."""
-    trace = [outcome(lambda: env.step(0)), outcome(lambda: env.observe("player_0"))]
-    trace.append(outcome(lambda: env.agent_selection))
-    trace.append(outcome(lambda: env.num_agents))
-    trace.append(outcome(lambda: env.render()))
-    env.reset(seed=5)
-    rng = random.Random(2)
-    for _ in range(illegal_at):
-        trace.append(snapshot(env))
-        env.step(random_action(env, rng))
-    trace.append(outcome(lambda: env.step(A.NUM_ACTIONS)))  # out of range
-    trace.append(outcome(lambda: env.step(-1)))
-    mask = env.last()[0]["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[0])
-    caplog.clear()
-    env.step(illegal)
-    trace.append(("warned", any("illegal" in r.getMessage().lower() for r in caplog.records)))
-    trace.append(snapshot(env))
-    trace.append(outcome(lambda: env.step(0)))  # a dead agent may only step None
-    while env.agents:
-        trace.append(snapshot(env))
-        env.step(None)
-    trace.append(snapshot(env))
-    caplog.clear()
-    env.step(None)  # after the game: a warning, nothing else
-    trace.append(("warned", bool(caplog.records)))
-    return trace
-
-
-@pytest.mark.parametrize("illegal_at", [0, 5, 40])
-def test_checked_env_behaves_like_the_standard_wrapper_stack(illegal_at, caplog):
-    caplog.set_level(logging.WARNING)
-    native = scripted_run(gnoming_a_round_v1.env(num_players=4), illegal_at, caplog)
-    wrapped = scripted_run(standard_stack(num_players=4), illegal_at, caplog)
-    assert len(native) == len(wrapped)
-    for a, b in zip(native, wrapped, strict=True):
-        assert repr(a) == repr(b)
-    assert ("warned", True) in native
-
-
-def test_checked_env_full_game_matches_standard_stack_step_by_step():
-    native = gnoming_a_round_v1.env(num_players=5, reward_mode="score")
-    wrapped = standard_stack(num_players=5, reward_mode="score")
-    native.reset(seed=9)
-    wrapped.reset(seed=9)
-    rng_a, rng_b = random.Random(3), random.Random(3)
-    for agent_a, agent_b in zip(native.agent_iter(), wrapped.agent_iter(), strict=True):
-        assert agent_a == agent_b
-        assert repr(snapshot(native)) == repr(snapshot(wrapped))
-        native.step(random_action(native, rng_a))
-        wrapped.step(random_action(wrapped, rng_b))
-    assert native.agents == wrapped.agents == []
+# env() == the standard wrapper stack: tests/core/test_checked_env.py (every game)
 
 
 # ---------------------------------------------------------------------- arguments and rendering
@@ -501,6 +413,25 @@ FAST_VARIANTS = [
     {"max_turns_per_round": 12, "rounds": 2},
     {"deck": {"1": 6, "2": 6, "3": 6, "4": 6, "5": 40, "-1": 3, "M": 3, "H": 3}, "rounds": 1},
 ]
+
+
+def snapshot(env):
+    """last() and the reward, termination and truncation dicts."""
+    if not env.agents:
+        return ("no agents", dict(env.rewards))
+    obs, reward, term, trunc, info = env.last()
+    return (
+        env.agent_selection,
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        reward,
+        term,
+        trunc,
+        info,
+        dict(env.rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+    )
 
 
 def full_snapshot(env):

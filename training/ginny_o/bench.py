@@ -19,8 +19,9 @@ In one run and one process:
   random legal actions from the mask (:func:`training.core.bench.aec_steps_per_s`), at 2
   and 4 players, with the reference generator and with the compiled one, beside a
   do-nothing AEC env with the same spaces (:class:`training.core.bench.FloorEnv`), behind
-  the same wrappers for ``env()`` (:func:`training.core.bench.wrapped_floor`) and bare for
-  ``raw_env()``: steps/s and the ratios. (The reference-generator rows run today's env
+  PettingZoo's standard wrappers for ``env()`` (:func:`training.core.bench.wrapped_floor`:
+  the checks ``env()`` makes, there in three layers) and bare for ``raw_env()``: steps/s
+  and the ratios. (The reference-generator rows run today's env
   code otherwise: its placement table, encoder and caches.)
 * **reference**: the brute-force enumerator :mod:`gnome_env.ginny_o.bruteforce` and the
   generator on the same positions with the rack cut to its first 3 tiles, jokers removed
@@ -127,7 +128,7 @@ def bench_generator(games: list[GinnyGame]) -> dict[str, Any]:
 
 def bench_env(seconds: float, seed: int) -> list[dict[str, Any]]:
     """``ginny_o_v0.env()`` and ``raw_env()``, each with the reference generator and the
-    compiled one, beside the do-nothing floor (behind the same wrappers, and bare)."""
+    compiled one, beside the do-nothing floor (behind the standard wrappers, and bare)."""
     out = []
     for players in (2, 4):
         row: dict[str, Any] = {"players": players}
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 f"ginny_o_v0.{name}(), {row['players']} players, random legal play: "
                 f"{e['steps_per_s']:,.0f} steps/s (with the reference generator "
                 f"{e['reference_steps_per_s']:,.0f}: x{e['speedup']:.1f}); do-nothing AEC env "
-                f"of the same spaces{' behind the same wrappers' if name == 'env' else ''} "
+                f"of the same spaces{' behind the standard wrappers' if name == 'env' else ''} "
                 f"{e['floor_steps_per_s']:,.0f}: {e['vs_floor']:.3f} of it"
             )
     for row in result["games"]:
