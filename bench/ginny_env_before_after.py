@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from before_after import worktree  # this folder's Gnoming before/after script
+
 ROOT = Path(__file__).resolve().parent.parent
 LOOP = ROOT / "training" / "core" / "bench.py"
 FIGURES = [(kind, players) for players in (2, 4) for kind in ("env", "raw_env")]
@@ -45,15 +47,6 @@ make = getattr(ginny_o_v0, kind)
 rate = mod.aec_steps_per_s(lambda: make(num_players=int(players)), float(seconds), 20261205)
 print(json.dumps(rate))
 """
-
-
-def worktree(rev: str, parent: Path) -> Path:
-    """A detached worktree of ``rev`` under ``parent``."""
-    path = parent / rev.replace("/", "_")
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev], check=True
-    )
-    return path
 
 
 def measure(tree: Path, kind: str, players: int, seconds: float) -> float:

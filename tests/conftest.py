@@ -116,3 +116,25 @@ def nerts_agent_plays_legal_moves(agent, config, seed: int, steps: int):
         if game.hand_over:
             break
     return game
+
+
+def aec_snapshot(env) -> tuple:
+    """What ``last()`` and the reward dicts of an AEC env show now (for comparing two envs
+    step by step; repr tells every float bit apart)."""
+    if not env.agents:
+        return ("no agents", dict(env.rewards))
+    obs, reward, term, trunc, info = env.last()
+    return (
+        env.agent_selection,
+        env.num_agents,
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        reward,
+        term,
+        trunc,
+        info,
+        dict(env.rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        dict(env._cumulative_rewards),
+    )

@@ -11,6 +11,7 @@ import logging
 
 import numpy as np
 import pytest
+from conftest import aec_snapshot
 from pettingzoo.utils import wrappers
 
 from gnome_env.core.checked import CheckedAEC
@@ -54,26 +55,6 @@ def random_action(env, rng: np.random.Generator):
     return int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
 
-def snapshot(env):
-    if not env.agents:
-        return ("no agents", dict(env.rewards))
-    obs, reward, term, trunc, info = env.last()
-    return (
-        env.agent_selection,
-        env.num_agents,
-        obs["observation"].tobytes(),
-        obs["action_mask"].tobytes(),
-        reward,
-        term,
-        trunc,
-        info,
-        dict(env.rewards),
-        dict(env.terminations),
-        dict(env.truncations),
-        dict(env._cumulative_rewards),
-    )
-
-
 def scripted_run(env, illegal_at: int, caplog):
     """Calls before reset, out-of-bounds actions, an illegal action, then stepping out."""
     trace = [outcome(lambda: env.step(0)), outcome(lambda: env.observe("player_0"))]
@@ -86,24 +67,24 @@ def scripted_run(env, illegal_at: int, caplog):
     env.reset(seed=5)
     rng = np.random.default_rng(2)
     for _ in range(illegal_at):
-        trace.append(snapshot(env))
+        trace.append(aec_snapshot(env))
         env.step(random_action(env, rng))
     assert env.agents, "the game ended before the illegal action: choose a smaller illegal_at"
     n = env.action_space(env.agent_selection).n
     for bad in (n, -1, True, 1.5, "x", np.int64(n)):
         trace.append(outcome(lambda bad=bad: env.step(bad)))  # out of range or malformed
-    trace.append(snapshot(env))
+    trace.append(aec_snapshot(env))
     mask = env.last()[0]["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     caplog.clear()
     env.step(illegal)
     trace.append(("warned", any("illegal" in r.getMessage().lower() for r in caplog.records)))
-    trace.append(snapshot(env))
+    trace.append(aec_snapshot(env))
     trace.append(outcome(lambda: env.step(0)))  # a dead agent may only step None
     while env.agents:
-        trace.append(snapshot(env))
+        trace.append(aec_snapshot(env))
         env.step(None)
-    trace.append(snapshot(env))
+    trace.append(aec_snapshot(env))
     caplog.clear()
     env.step(None)  # after the game: a warning, nothing else
     trace.append(("warned", bool(caplog.records)))
@@ -143,12 +124,12 @@ def test_checked_env_full_game_matches_the_standard_stack_step_by_step(spec):
         steps = 0
         for agent_a, agent_b in zip(native.agent_iter(), wrapped.agent_iter(), strict=True):
             assert agent_a == agent_b
-            assert repr(snapshot(native)) == repr(snapshot(wrapped))
+            assert repr(aec_snapshot(native)) == repr(aec_snapshot(wrapped))
             native.step(random_action(native, rng_a))
             wrapped.step(random_action(wrapped, rng_b))
             steps += 1
         assert native.agents == wrapped.agents == []
-        assert repr(snapshot(native)) == repr(snapshot(wrapped))
+        assert repr(aec_snapshot(native)) == repr(aec_snapshot(wrapped))
         assert steps > 10
 
 
@@ -161,10 +142,10 @@ def test_the_unwrapped_env_shares_the_state_and_raises_on_an_illegal_action(spec
     view = env.unwrapped
     agent = env.agent_selection
     mask = env.observe(agent)["action_mask"]
-    before = repr(snapshot(env))
+    before = repr(aec_snapshot(env))
     with pytest.raises(ValueError):
         view.step(int(np.flatnonzero(mask == 0)[0]))
-    assert repr(snapshot(env)) == before  # nothing changed
+    assert repr(aec_snapshot(env)) == before  # nothing changed
     legal = int(np.flatnonzero(mask)[0])
     view.step(legal)  # stepping the view steps the checked env
-    assert repr(snapshot(env)) != before
+    assert repr(aec_snapshot(env)) != before

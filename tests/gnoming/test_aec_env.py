@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import aec_snapshot
 from pettingzoo.test import api_test, seed_test
 
 from gnome_env.gnoming import actions as A
@@ -415,28 +416,9 @@ FAST_VARIANTS = [
 ]
 
 
-def snapshot(env):
-    """last() and the reward, termination and truncation dicts."""
-    if not env.agents:
-        return ("no agents", dict(env.rewards))
-    obs, reward, term, trunc, info = env.last()
-    return (
-        env.agent_selection,
-        obs["observation"].tobytes(),
-        obs["action_mask"].tobytes(),
-        reward,
-        term,
-        trunc,
-        info,
-        dict(env.rewards),
-        dict(env.terminations),
-        dict(env.truncations),
-    )
-
-
 def full_snapshot(env):
     """last() plus every agent's observation: what a user of the env can see."""
-    head = snapshot(env)
+    head = aec_snapshot(env)
     if not env.agents:
         return head
     every = tuple(
