@@ -27,7 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def worktree(rev: str, parent: Path) -> Path:
-    """A detached worktree of ``rev`` under ``parent``."""
+    """A detached worktree of ``rev`` under ``parent``; ``SystemExit`` with the reason if
+    ``rev`` names no commit."""
+    known = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    if known.returncode != 0:
+        raise SystemExit(f"{rev!r} is not a commit of {ROOT}: give a hash, a branch or a tag")
     path = parent / rev.replace("/", "_")
     subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev], check=True
@@ -93,4 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("interrupted: nothing was written")

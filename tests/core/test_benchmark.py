@@ -232,3 +232,48 @@ def test_gnome_bench_without_pygame_skips_the_references_with_a_note(monkeypatch
     out = capsys.readouterr().out
     assert "note: connect_four_v3 and texas_holdem_v4 skipped: No module named 'pygame'" in out
     assert "pip install -e '.[bench]'" in out and "connect_four_v3 " not in out.split("note:")[0]
+
+
+def test_ginny_env_before_after_measures_both_trees_and_cleans_up(tmp_path):
+    """bench/ginny_env_before_after.py (#32 item 1): a bad revision is refused with the
+    reason; a run measures env() and raw_env() at 2 and 4 players in both trees, writes every
+    figure and removes its worktree."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = root / "bench" / "ginny_env_before_after.py"
+    worktrees = subprocess.run(
+        ["git", "-C", str(root), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    bad = subprocess.run(
+        [sys.executable, str(script), "--before", "no-such-revision"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 1
+    assert "'no-such-revision' is not a commit" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    out = tmp_path / "ba.json"
+    args = ["--before", "HEAD", "--rounds", "1", "--seconds", "0.1", "--json", str(out)]
+    run = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    record = json.loads(out.read_text())
+    assert record["before"] == "HEAD"
+    assert sorted(record["runs"]) == sorted(
+        f"{kind}, {n} players" for kind in ("env", "raw_env") for n in (2, 4)
+    )
+    for sides in record["runs"].values():
+        assert len(sides["before"]) == len(sides["now"]) == 1
+        assert min(sides["before"] + sides["now"]) > 0
+    assert run.stdout.count("steps/s now") == 4
+    after = subprocess.run(
+        ["git", "-C", str(root), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    assert after == worktrees
