@@ -66,6 +66,20 @@ ENGINES = {
 }
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_a_temporary_folder(tmp_path_factory):
+    """Stable-Baselines3 makes a folder ``$TMPDIR/SB3-<time>`` at every ``learn()`` unless
+    ``SB3_LOGDIR`` names one: the tests' go under pytest's temporary folder instead (child
+    processes inherit it)."""
+    before = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    yield
+    if before is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = before
+
+
 @pytest.fixture(params=list(ENGINES))
 def engine(request):
     """The engine a rule test plays on, built like ``Game(config, seed, stacked_decks=...)``:
