@@ -108,11 +108,13 @@ import numpy as np
 
 from gnome_env.core import rng
 from gnome_env.core.opponents import (
-    OPPONENT_SHAPES,
-    RandomPolicy,
+    RANDOM_SEAT,
+    check_learner_seat,
+    check_opponents,
     check_seat_counts,
+    episode_seats,
     opponent_shape,
-    spec_hint,
+    seat_opponents,
 )
 from gnome_env.core.spaces import LegalActionSpace
 from gnome_env.ginny_o.actions import NUM_ACTIONS
@@ -122,7 +124,6 @@ from gnome_env.ginny_o.ginny_o_v0 import RENDER_MODES, raw_env
 from gnome_env.ginny_o.information import GinnyView
 
 ENV_ID = "gnome_env/GinnyO-v0"
-RANDOM_SEAT = "random"
 MAKE_AGENT = "agents.ginny_o.make_ginny_agent"
 
 
@@ -164,18 +165,9 @@ class GinnySingleSeatEnv(gymnasium.Env):
         self.aec = self.aecs[most]  # the current game's env (set again by reset)
         self.config: GinnyConfig = self.aec.config
         self.reward_mode, self.render_mode = reward_mode, render_mode
-        if learner_seat != RANDOM_SEAT and (
-            isinstance(learner_seat, (bool, np.bool_))
-            or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < fewest
-        ):
-            raise ValueError(
-                f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
-                f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
-            )
-        self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self._seat_choice = check_learner_seat(learner_seat, fewest, num_players)
         self.learner_seat: int | None = None if learner_seat == RANDOM_SEAT else int(learner_seat)
-        self._opponents = self._check_opponents(opponents, most)
+        self._opponents = check_opponents(opponents, most, MAKE_AGENT)
         self._seeds = rng.ResetSeeds()
         self.possible_agents = list(self.aec.possible_agents)
         self.observation_space = self.aec.observation_space("player_0")["observation"]
@@ -183,30 +175,6 @@ class GinnySingleSeatEnv(gymnasium.Env):
         self.seat_policies: dict[int, Any] = {}
         self._started = False
         self._done = False
-
-    @staticmethod
-    def _check_opponents(opponents: object, n: int) -> Any:
-        if opponents is None:
-            return None
-        if opponent_shape(opponents) is not None:
-            return opponents
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(
-                    f"opponents has {len(opponents)} entries: must have one per other seat, "
-                    f"{n - 1} for {n} players (the largest seat count)"
-                )
-            for k, entry in enumerate(opponents):
-                if opponent_shape(entry) is None:
-                    raise ValueError(
-                        f"opponents[{k}]={entry!r} is not allowed: must be {OPPONENT_SHAPES}"
-                        + spec_hint(entry, MAKE_AGENT)
-                    )
-            return list(opponents)
-        raise ValueError(
-            f"opponents={opponents!r} is not allowed: must be None, {OPPONENT_SHAPES}, or a "
-            f"list of {n - 1} of them{spec_hint(opponents, MAKE_AGENT)}"
-        )
 
     # ------------------------------------------------------------------ the game
     @property
@@ -225,15 +193,7 @@ class GinnySingleSeatEnv(gymnasium.Env):
         the opponents before the learner play. ``options`` is accepted and not used."""
         saved = (self._seeds.stream, self._seeds.episode)
         game_seed = self._seeds.game_seed(seed)  # ValueError for a bad seed, nothing changed
-        counts = self.seat_counts
-        n = (
-            counts[rng.draw_index(len(counts), rng.SEAT, game_seed, 2)]
-            if len(counts) > 1
-            else counts[0]
-        )
-        learner = self.learner_seat
-        if self._seat_choice == RANDOM_SEAT:
-            learner = rng.draw_index(n, rng.SEAT, game_seed)
+        n, learner = episode_seats(self.seat_counts, self._seat_choice, game_seed)
         try:
             seat_policies = self._seat_opponents(n, learner, game_seed)
         except ValueError:  # a factory built no player: the env stays as it was
@@ -250,38 +210,9 @@ class GinnySingleSeatEnv(gymnasium.Env):
         return self.aec.observe(agent)["observation"], self._info()
 
     def _seat_opponents(self, n: int, learner: int, game_seed: int) -> dict[int, Any]:
-        """Each other seat's bot or policy for an episode of ``n`` seats, in seat order after
-        the learner (factories are built here, with the episode's seeds)."""
-        config = self.aecs[n].config
-        others = [(learner + 1 + k) % n for k in range(n - 1)]
-        if self._opponents is None:
-            entries: list[Any] = [None] * (n - 1)
-        elif isinstance(self._opponents, list):
-            entries = self._opponents[: n - 1]
-        else:
-            entries = [self._opponents] * (n - 1)
-        out: dict[int, Any] = {}
-        reseeded: set[int] = set()
-        for k, (seat, entry) in enumerate(zip(others, entries, strict=True)):
-            seed = rng.derive_seed(rng.SEAT, game_seed, 1, k)
-            if entry is None:
-                player = RandomPolicy(seed)
-            elif opponent_shape(entry) == "factory":
-                player = entry(seed, config)
-                if opponent_shape(player) not in ("bot", "policy") or isinstance(player, type):
-                    raise ValueError(
-                        f"the opponent factory for seat {seat} ({entry!r}) returned "
-                        f"{player!r}: must return a bot (decide(view) -> int) or a policy "
-                        "(act(observation, mask) -> int)"
-                    )
-            else:
-                player = entry
-                hook = getattr(player, "reseed", None)
-                if callable(hook) and id(player) not in reseeded:
-                    hook(seed)
-                    reseeded.add(id(player))
-            out[seat] = player
-        return out
+        """Each other seat's bot or policy for an episode of ``n`` seats
+        (:func:`gnome_env.core.opponents.seat_opponents`)."""
+        return seat_opponents(self._opponents, self.aecs[n].config, n, learner, game_seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply one atomic step of the learner; if it ended the learner's turn, let the other

@@ -107,6 +107,7 @@ import gymnasium
 import numpy as np
 
 from gnome_env.core import rng
+from gnome_env.core.opponents import RANDOM_SEAT, check_learner_seat
 from gnome_env.core.spaces import LegalActionSpace
 from gnome_env.gnoming import actions as A
 from gnome_env.gnoming.config import check_int, seat_counts
@@ -128,7 +129,6 @@ from gnome_env.gnoming.rewards import (
 )
 
 ENV_ID = "gnome_env/GnomingARound-v1"
-RANDOM_SEAT = "random"
 
 
 def _is_policy(obj: object) -> bool:
@@ -161,16 +161,7 @@ class GnomeSingleSeatEnv(gymnasium.Env):
         self.config = self.configs[n]  # the current game's rules (set again by reset)
         self.reward_mode = check_reward_mode(reward_mode)
         self.render_mode = check_render_mode(render_mode)
-        if learner_seat != RANDOM_SEAT and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < fewest
-        ):
-            raise ValueError(
-                f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
-                f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
-            )
-        self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self._seat_choice = check_learner_seat(learner_seat, fewest, num_players)
         self._seeds = rng.ResetSeeds()  # the games of reset: see Seeding
         self._opponents = self._check_opponents(opponents, n)
         self.possible_agents = [f"player_{i}" for i in range(n)]

@@ -116,7 +116,14 @@ import gymnasium
 import numpy as np
 
 from gnome_env.core import rng
-from gnome_env.core.opponents import OPPONENT_SHAPES, RandomPolicy, opponent_shape, spec_hint
+from gnome_env.core.opponents import (
+    RANDOM_SEAT,
+    check_learner_seat,
+    check_opponents,
+    episode_seats,
+    opponent_shape,
+    seat_opponents,
+)
 from gnome_env.core.opponents import check_seat_counts as core_seat_counts
 from gnome_env.core.spaces import LegalActionSpace
 from gnome_env.nerts.config import MAX_PLAYERS, MIN_PLAYERS, NertsConfig
@@ -126,20 +133,15 @@ from gnome_env.nerts.information import NertsView
 from gnome_env.nerts.nerts_v0 import RENDER_MODES, NertsParallelEnv
 
 ENV_ID = "gnome_env/Nerts-v0"
-RANDOM_SEAT = "random"
 #: keywords of the Parallel env's old spellings, refused here (this env never had them)
 OLD_KEYWORDS = {"players": "num_players", "reward": "reward_mode"}
-_OPPONENT_SHAPES = OPPONENT_SHAPES
+MAKE_AGENT = "agents.nerts.make_nerts_agent"
 
 
 def check_seat_counts(num_players: object) -> tuple[int, ...]:
     """The seat counts a ``num_players`` argument allows (N3): an int in 2..6 or a non-empty
     list or tuple of them; anything else is a ``ValueError``."""
     return core_seat_counts(num_players, MIN_PLAYERS, MAX_PLAYERS)
-
-
-def _spec_hint(obj: object) -> str:
-    return spec_hint(obj, "agents.nerts.make_nerts_agent")
 
 
 class NertsSingleSeatEnv(gymnasium.Env):
@@ -182,18 +184,9 @@ class NertsSingleSeatEnv(gymnasium.Env):
         self.config: NertsConfig = self.parallel.config
         self.reward_mode, self.episode = reward_mode, episode
         self.render_mode = render_mode
-        if learner_seat != RANDOM_SEAT and (
-            isinstance(learner_seat, (bool, np.bool_))
-            or not isinstance(learner_seat, (int, np.integer))
-            or not 0 <= learner_seat < fewest
-        ):
-            raise ValueError(
-                f"learner_seat={learner_seat!r} is not allowed: must be an integer from 0 to "
-                f"{fewest - 1} (num_players={num_players!r}) or {RANDOM_SEAT!r}"
-            )
-        self._seat_choice = learner_seat if learner_seat == RANDOM_SEAT else int(learner_seat)
+        self._seat_choice = check_learner_seat(learner_seat, fewest, num_players)
         self.learner_seat: int | None = None if learner_seat == RANDOM_SEAT else int(learner_seat)
-        self._opponents = self._check_opponents(opponents, most)
+        self._opponents = check_opponents(opponents, most, MAKE_AGENT)
         self._seeds = rng.ResetSeeds()  # the games of reset: see Seeding
         self.possible_agents = list(self.parallel.possible_agents)
         self.observation_space = self.parallel.observation_space("player_0")["observation"]
@@ -202,30 +195,6 @@ class NertsSingleSeatEnv(gymnasium.Env):
         self.seat_policies: dict[int, Any] = {}
         self._started = False
         self._done = False
-
-    @staticmethod
-    def _check_opponents(opponents: object, n: int) -> Any:
-        if opponents is None:
-            return None
-        if opponent_shape(opponents) is not None:
-            return opponents
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(
-                    f"opponents has {len(opponents)} entries: must have one per other seat, "
-                    f"{n - 1} for {n} players (the largest seat count)"
-                )
-            for k, entry in enumerate(opponents):
-                if opponent_shape(entry) is None:
-                    raise ValueError(
-                        f"opponents[{k}]={entry!r} is not allowed: must be {_OPPONENT_SHAPES}"
-                        + _spec_hint(entry)
-                    )
-            return list(opponents)
-        raise ValueError(
-            f"opponents={opponents!r} is not allowed: must be None, {_OPPONENT_SHAPES}, or a "
-            f"list of {n - 1} of them{_spec_hint(opponents)}"
-        )
 
     # ------------------------------------------------------------------ the game
     @property
@@ -251,15 +220,7 @@ class NertsSingleSeatEnv(gymnasium.Env):
         """
         saved = (self._seeds.stream, self._seeds.episode)
         game_seed = self._seeds.game_seed(seed)  # ValueError for a bad seed, nothing changed
-        counts = self.seat_counts
-        n = (
-            counts[rng.draw_index(len(counts), rng.SEAT, game_seed, 2)]
-            if len(counts) > 1
-            else counts[0]
-        )
-        learner = self.learner_seat
-        if self._seat_choice == RANDOM_SEAT:
-            learner = rng.draw_index(n, rng.SEAT, game_seed)
+        n, learner = episode_seats(self.seat_counts, self._seat_choice, game_seed)
         try:
             seat_policies = self._seat_opponents(n, learner, game_seed)
         except ValueError:  # a factory built no player: the env stays as it was
@@ -275,38 +236,9 @@ class NertsSingleSeatEnv(gymnasium.Env):
         return obs[agent]["observation"], self._info(infos[agent])
 
     def _seat_opponents(self, n: int, learner: int, game_seed: int) -> dict[int, Any]:
-        """Each other seat's bot or policy for an episode of ``n`` seats, in seat order after
-        the learner (factories are built here, with the episode's seeds)."""
-        config = self.parallels[n].config
-        others = [(learner + 1 + k) % n for k in range(n - 1)]
-        if self._opponents is None:
-            entries: list[Any] = [None] * (n - 1)
-        elif isinstance(self._opponents, list):
-            entries = self._opponents[: n - 1]
-        else:
-            entries = [self._opponents] * (n - 1)
-        out: dict[int, Any] = {}
-        reseeded: set[int] = set()
-        for k, (seat, entry) in enumerate(zip(others, entries, strict=True)):
-            seed = rng.derive_seed(rng.SEAT, game_seed, 1, k)
-            if entry is None:
-                player = RandomPolicy(seed)
-            elif opponent_shape(entry) == "factory":
-                player = entry(seed, config)
-                if opponent_shape(player) not in ("bot", "policy") or isinstance(player, type):
-                    raise ValueError(
-                        f"the opponent factory for seat {seat} ({entry!r}) returned "
-                        f"{player!r}: must return a bot (decide(view) -> int) or a policy "
-                        "(act(observation, mask) -> int)"
-                    )
-            else:
-                player = entry
-                hook = getattr(player, "reseed", None)
-                if callable(hook) and id(player) not in reseeded:
-                    hook(seed)
-                    reseeded.add(id(player))
-            out[seat] = player
-        return out
+        """Each other seat's bot or policy for an episode of ``n`` seats
+        (:func:`gnome_env.core.opponents.seat_opponents`)."""
+        return seat_opponents(self._opponents, self.parallels[n].config, n, learner, game_seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Take the learner's action, let every opponent decide on the same state, and apply
