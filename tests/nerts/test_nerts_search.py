@@ -144,3 +144,51 @@ def test_the_search_spec_and_its_limits_are_clear():
         make_nerts_agent("search", 4, NertsConfig(jokers=1))
     with pytest.raises(ValueError, match="takes no argument"):
         make_nerts_agent("search:5", 4, NertsConfig())
+
+
+def _kinds_script():
+    """bench/nerts_search_kinds.py loaded as a module (it is a script)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "nerts_search_kinds.py"
+    spec = importlib.util.spec_from_file_location("nerts_search_kinds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_kind_gate_keeps_exactly_the_allowed_deviations():
+    """bench/nerts_search_kinds.py: with every kind allowed the gated search plays the
+    search's moves, with none the expert's, and with one group the search's move exactly
+    where it is the expert's or of that group; unknown kinds are refused by name."""
+    from gnome_env.nerts.actions import Kind, action_table
+
+    kinds = _kinds_script()
+    config = NertsConfig(num_players=2)
+    table = action_table(config)
+    foundation = kinds.parse_kinds("foundation")
+    assert foundation == {Kind.TO_SLOT, Kind.NEW_FOUNDATION}
+    assert kinds.parse_kinds("none") == frozenset()
+    assert kinds.parse_kinds("not-wait") == frozenset(Kind) - {Kind.WAIT}
+    assert kinds.parse_kinds("wait, turn") == {Kind.WAIT, Kind.TURN}
+    with pytest.raises(ValueError, match="unknown kind 'foundations'"):
+        kinds.parse_kinds("foundations")
+    every = kinds.GatedAgent(SearchNertsAgent(9, config, samples=4), config, 0, frozenset(Kind))
+    nothing = kinds.GatedAgent(SearchNertsAgent(9, config, samples=4), config, 0, frozenset())
+    moves = kinds.parse_kinds("stock,work")  # here: a turn and a waste-to-work-pile move
+    some = kinds.GatedAgent(SearchNertsAgent(9, config, samples=4), config, 0, moves)
+    left = 0
+    for game in _expert_games(config, 12, 120):
+        view = NertsView.from_game(game, 0)
+        search = SearchNertsAgent(9, config, samples=4).decide(view)
+        expert = ExpertNertsAgent(0, config).decide(view)
+        assert every.decide(view) == search
+        assert nothing.decide(view) == expert
+        allowed = table.decode(search).kind in moves
+        assert some.decide(view) == (search if allowed else expert)
+        left += search != expert
+    assert left > 0
+    assert every.left == nothing.left == some.left == left
+    assert every.kept == left and nothing.kept == 0
+    assert 0 < some.kept < left
