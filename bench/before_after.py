@@ -43,6 +43,13 @@ def worktree(rev: str, parent: Path) -> Path:
     return path
 
 
+def remove_worktree(path: Path) -> None:
+    """Remove a worktree made by :func:`worktree` (its files and git's record of it)."""
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)], check=False
+    )
+
+
 def bench(tree: Path, seconds: float, players: int, out: Path) -> dict:
     """One ``gnome bench`` run from ``tree``; its JSON figures."""
     env = dict(os.environ, PYTHONPATH=str(tree))
@@ -78,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             for tree in trees.values():
                 if tree != ROOT:
-                    subprocess.run(
-                        ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                        check=False,
-                    )
+                    remove_worktree(tree)
     names = list(runs["after"][0]["rates"])
     print(f"\n{'figure':28s} {'before':>14s} {'after':>14s} {'after/before':>13s}")
     for name in names:

@@ -26,9 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from before_after import worktree  # this folder's Gnoming before/after script
+from before_after import ROOT, remove_worktree, worktree  # the Gnoming before/after script
 
-ROOT = Path(__file__).resolve().parent.parent
 LOOP = ROOT / "training" / "core" / "bench.py"
 FIGURES = [(kind, players) for players in (2, 4) for kind in ("env", "raw_env")]
 
@@ -92,9 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
         finally:
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], check=False
-            )
+            remove_worktree(before)
     if args.json is not None:
         record = {"before": args.before, "seconds": args.seconds, "runs": runs}
         args.json.write_text(json.dumps(record, indent=2) + "\n")

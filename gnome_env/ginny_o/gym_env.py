@@ -195,7 +195,9 @@ class GinnySingleSeatEnv(gymnasium.Env):
         game_seed = self._seeds.game_seed(seed)  # ValueError for a bad seed, nothing changed
         n, learner = episode_seats(self.seat_counts, self._seat_choice, game_seed)
         try:
-            seat_policies = self._seat_opponents(n, learner, game_seed)
+            seat_policies = seat_opponents(
+                self._opponents, self.aecs[n].config, n, learner, game_seed
+            )
         except ValueError:  # a factory built no player: the env stays as it was
             self._seeds.stream, self._seeds.episode = saved
             raise
@@ -208,11 +210,6 @@ class GinnySingleSeatEnv(gymnasium.Env):
         self._play_others(0.0)  # the seats before the learner (G12: a random first player)
         agent = self._agent(learner)
         return self.aec.observe(agent)["observation"], self._info()
-
-    def _seat_opponents(self, n: int, learner: int, game_seed: int) -> dict[int, Any]:
-        """Each other seat's bot or policy for an episode of ``n`` seats
-        (:func:`gnome_env.core.opponents.seat_opponents`)."""
-        return seat_opponents(self._opponents, self.aecs[n].config, n, learner, game_seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply one atomic step of the learner; if it ended the learner's turn, let the other

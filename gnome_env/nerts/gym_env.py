@@ -222,7 +222,9 @@ class NertsSingleSeatEnv(gymnasium.Env):
         game_seed = self._seeds.game_seed(seed)  # ValueError for a bad seed, nothing changed
         n, learner = episode_seats(self.seat_counts, self._seat_choice, game_seed)
         try:
-            seat_policies = self._seat_opponents(n, learner, game_seed)
+            seat_policies = seat_opponents(
+                self._opponents, self.parallels[n].config, n, learner, game_seed
+            )
         except ValueError:  # a factory built no player: the env stays as it was
             self._seeds.stream, self._seeds.episode = saved
             raise
@@ -234,11 +236,6 @@ class NertsSingleSeatEnv(gymnasium.Env):
         self._started, self._done = True, False
         agent = self._agent(learner)
         return obs[agent]["observation"], self._info(infos[agent])
-
-    def _seat_opponents(self, n: int, learner: int, game_seed: int) -> dict[int, Any]:
-        """Each other seat's bot or policy for an episode of ``n`` seats
-        (:func:`gnome_env.core.opponents.seat_opponents`)."""
-        return seat_opponents(self._opponents, self.parallels[n].config, n, learner, game_seed)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Take the learner's action, let every opponent decide on the same state, and apply
