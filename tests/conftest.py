@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -152,3 +153,12 @@ def aec_snapshot(env) -> tuple:
         dict(env.truncations),
         dict(env._cumulative_rewards),
     )
+
+
+def bench_script(name: str):
+    """``bench/<name>.py`` loaded as a module (the bench files are scripts, not package
+    modules)."""
+    spec = importlib.util.spec_from_file_location(name, TESTS.parent / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import bench_script
 from pettingzoo.test import api_test
 
 from training.app.cli import main
@@ -146,14 +147,7 @@ def test_ppo_speed_script_compares_cached_and_recomputed_features(tmp_path):
 def _ppo_speed_script():
     """bench/ppo_speed.py loaded as a module (it is a script, not a package module)."""
     pytest.importorskip("torch")
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "ppo_speed.py"
-    spec = importlib.util.spec_from_file_location("ppo_speed", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("ppo_speed")
 
 
 def test_ppo_speed_before_after_compares_one_setting(capsys):

@@ -4,20 +4,18 @@ files, and bad flags are refused (bench/nerts_ladder.py is the same script for N
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import bench_script
 
 from agents.core.arena import run_arena
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("game_ladder", ROOT / "bench" / "game_ladder.py")
-game_ladder = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(game_ladder)
+game_ladder = bench_script("game_ladder")
 
 
 def test_a_ginny_rung_is_the_arena_run_and_is_kept(tmp_path, capsys):

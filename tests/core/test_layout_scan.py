@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import bench_script
 
 
 def _scan_module():
-    spec = importlib.util.spec_from_file_location("layout_scan", ROOT / "bench" / "layout_scan.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("layout_scan")
 
 
 def _function(name: str, body_lines: int) -> str:

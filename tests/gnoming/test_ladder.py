@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from conftest import bench_script
+
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("ladder", ROOT / "bench" / "ladder.py")
-ladder = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ladder)
+ladder = bench_script("ladder")
 
 
 def test_rung_files_keep_the_names_of_the_committed_ladder():

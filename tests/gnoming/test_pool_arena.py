@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
+from conftest import bench_script
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("pool_arena", ROOT / "bench" / "pool_arena.py")
-pool_arena = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pool_arena)
+pool_arena = bench_script("pool_arena")
 
 LINEUP = ["ppo:p.pt", "expert", "expert"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import bench_script
 
 from agents.nerts.expert import ExpertNertsAgent
 from agents.nerts.registry import make_nerts_agent
@@ -146,25 +147,13 @@ def test_the_search_spec_and_its_limits_are_clear():
         make_nerts_agent("search:5", 4, NertsConfig())
 
 
-def _kinds_script():
-    """bench/nerts_search_kinds.py loaded as a module (it is a script)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "nerts_search_kinds.py"
-    spec = importlib.util.spec_from_file_location("nerts_search_kinds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_kind_gate_keeps_exactly_the_allowed_deviations():
     """bench/nerts_search_kinds.py: with every kind allowed the gated search plays the
     search's moves, with none the expert's, and with one group the search's move exactly
     where it is the expert's or of that group; unknown kinds are refused by name."""
     from gnome_env.nerts.actions import Kind, action_table
 
-    kinds = _kinds_script()
+    kinds = bench_script("nerts_search_kinds")
     config = NertsConfig(num_players=2)
     table = action_table(config)
     foundation = kinds.parse_kinds("foundation")
