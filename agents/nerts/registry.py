@@ -58,13 +58,46 @@ def _rllib(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
     return RLlibNertsAgent.load(argument, config)
 
 
+#: the settings a ``search:KEY=VALUE:...`` spec may give, and their types
+SEARCH_SETTINGS = {
+    "samples": int, "horizon": int, "score_weight": float, "margin": float, "z": float,
+}  # fmt: skip
+
+
+def search_settings(argument: str | None) -> dict[str, Any]:
+    """The settings of a ``search:KEY=VALUE:...`` spec (``search`` alone: none, the
+    defaults); ``ValueError`` naming the allowed keys for anything else."""
+    if argument is None:
+        return {}
+    allowed = ", ".join(SEARCH_SETTINGS)
+    out: dict[str, Any] = {}
+    for item in argument.split(":"):
+        key, eq, text = item.strip().partition("=")
+        key = key.strip()
+        if not eq or key not in SEARCH_SETTINGS:
+            raise ValueError(
+                f"Nerts agent spec 'search:{argument}': {item.strip()!r} is not KEY=VALUE "
+                f"with KEY one of {allowed} (e.g. search:z=2:margin=0.1)"
+            )
+        if key in out:
+            raise ValueError(f"Nerts agent spec 'search:{argument}' sets {key} twice")
+        try:
+            out[key] = SEARCH_SETTINGS[key](text.strip())
+        except ValueError:
+            kind = "an integer" if SEARCH_SETTINGS[key] is int else "a number"
+            raise ValueError(
+                f"Nerts agent spec 'search:{argument}': {key} must be {kind}, got {text!r}"
+            ) from None
+    return out
+
+
 def _search(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
-    """``search``: the sampled-playout bot (compiled kernels; imported on first use)."""
-    if argument is not None:
-        raise ValueError(f"Nerts agent spec 'search' takes no argument, got 'search:{argument}'")
+    """``search`` or ``search:KEY=VALUE:...`` (keys: samples, horizon, score_weight,
+    margin, z): the sampled-playout bot (compiled kernels; imported on first use)."""
+    settings = search_settings(argument)
     from agents.nerts.search import SearchNertsAgent
 
-    return SearchNertsAgent(seed, config)
+    return SearchNertsAgent(seed, config, **settings)
 
 
 #: spec name -> factory(argument or None, seed, config or None)
@@ -89,7 +122,8 @@ def make_nerts_agent(spec: str, seed: int, config: NertsConfig | None = None) ->
     (None: the default rules). Every agent has ``decide(view) -> int``.
 
     Specs: ``random``, ``greedy`` (:mod:`agents.nerts.bots`), ``expert``
-    (:mod:`agents.nerts.expert`), ``search`` (:mod:`agents.nerts.search`), ``ppo:PATH`` (a
+    (:mod:`agents.nerts.expert`), ``search`` or ``search:KEY=VALUE:...``
+    (:mod:`agents.nerts.search`; e.g. ``search:z=2:margin=0.1``), ``ppo:PATH`` (a
     learned policy checkpoint, most likely action) and ``ppo-sample:PATH`` (sampling it).
     An unknown spec raises ``ValueError`` listing the known Nerts specs.
     """

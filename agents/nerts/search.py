@@ -15,7 +15,12 @@ At a decision with more than one *candidate* (below), :class:`SearchNertsAgent`
 3. scores each playout by the seat's win share of the hand (1/k when k seats share the best
    hand score, N30) plus ``score_weight`` times its hand score minus the best other seat's,
    and plays the candidate with the best mean over the samples (common samples for every
-   candidate), the expert's own move unless another one is better by more than ``margin``.
+   candidate), the expert's own move unless another one is better by more than ``margin``
+   -- and, with ``z > 0``, by more than ``z`` standard errors of its paired per-sample
+   difference from the expert's move (:func:`clear_gain`). Without that test the search
+   follows the noise of its 16 samples at 4 and 6 players, where the other seats' hidden
+   cards matter more; ``search:z=2:margin=0.1`` is the setting measured in
+   ``docs/nerts.md``.
 
 Candidates: the expert's move, greedy's move, every foundation play, the Nerts and waste
 tops' moves onto work piles (N10, N12), turning / recycling / shifting the stock, waiting,
@@ -108,12 +113,15 @@ def _playout(g, prm, me, first, horizon, key, sample, ids, sc, bs, acts):
 
 @maybe_njit
 def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  det, g, ids, sc, bs, acts, hid_work, places, out):  # fmt: skip
+                  det, g, ids, sc, bs, acts, hid_work, places, out, now, sq):  # fmt: skip
     """``out[c]``: the mean playout value of candidate ``cands[c]`` over ``samples``
-    completions (the same completions and priority streams for every candidate)."""
+    completions (the same completions and priority streams for every candidate);
+    ``sq[c]``: the mean over the samples of the squared difference between its value and
+    the first candidate's on the same sample (``now``: one sample's values)."""
     p = base[K.C_P]
     for c in range(nc):
         out[c] = 0.0
+        sq[c] = 0.0
     for i in range(samples):
         for j in range(p):
             for k in range(hid_n[j]):
@@ -123,9 +131,30 @@ def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, s
             for k in range(det.shape[0]):
                 g[k] = det[k]
             share, diff = _playout(g, prm, me, cands[c], horizon, key, i, ids, sc, bs, acts)
-            out[c] += share + score_weight * diff
+            now[c] = share + score_weight * diff
+            out[c] += now[c]
+        for c in range(nc):
+            d = now[c] - now[0]
+            sq[c] += d * d
     for c in range(nc):
         out[c] /= samples
+        sq[c] /= samples
+
+
+@maybe_njit
+def clear_gain(values, sq, best, samples, margin, z):
+    """Whether candidate ``best`` beats the first one (the expert's move) clearly: its mean
+    gain is more than ``margin`` and, with ``z > 0``, more than ``z`` standard errors of
+    the paired per-sample difference (the same completions for both)."""
+    if not values[best] > values[0] + margin:  # (the comparison of the search without z)
+        return False
+    gain = values[best] - values[0]
+    if z <= 0 or samples < 2:
+        return True
+    var = (sq[best] - gain * gain) * samples / (samples - 1)  # the sample variance
+    if var <= 0:
+        return True
+    return gain > z * np.sqrt(var / samples)
 
 
 @maybe_njit
@@ -148,8 +177,8 @@ def hidden_from_row(g, hid, hid_n, places):
 
 @maybe_njit
 def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_weight,
-                margin, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
-                values):  # fmt: skip
+                margin, z, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
+                values, now, sq):  # fmt: skip
     """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
     by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
     ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0, nc)``: with
@@ -177,20 +206,21 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
     if nc == 1:
         return expert, 0, 1
     search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, values)  # fmt: skip
+                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, values, now,
+                  sq)  # fmt: skip
     best = 0
     for c in range(1, nc):
         if values[c] > values[best]:
             best = c
-    if best != 0 and values[best] > values[0] + margin:
+    if best != 0 and clear_gain(values, sq, best, samples, margin, z):
         return cands[best], 1, nc
     return expert, 0, nc
 
 
 @maybe_njit
-def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin,
+def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin, z,
                  hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
-                 values, out, deviated, qv):  # fmt: skip
+                 values, now, sq, out, deviated, qv):  # fmt: skip
     """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
     batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
     ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move. With
@@ -206,9 +236,9 @@ def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight
                 hidden_from_row(g, hid, hid_n, places)
                 filled = True
             a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n,
-                                     keys[b, s], samples, horizon, score_weight, margin,
+                                     keys[b, s], samples, horizon, score_weight, margin, z,
                                      buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
-                                     places, cands, values)  # fmt: skip
+                                     places, cands, values, now, sq)  # fmt: skip
             out[b, s] = a
             deviated[b, s] = dev
             if qv.shape[0] == st.shape[0]:
@@ -235,11 +265,13 @@ class SearchBuffers:
         self.places = np.zeros(K.MAX_DECK, np.int64)
         self.cands = np.zeros(n_actions + 1, np.int64)
         self.values = np.zeros(n_actions + 1, np.float64)
+        self.now = np.zeros(n_actions + 1, np.float64)
+        self.sq = np.zeros(n_actions + 1, np.float64)
 
     def tail(self) -> tuple:
         """The buffers after ``hid, hid_n`` in the kernels' argument order."""
         return (self.det, self.g, self.ids, self.sc, self.bs, self.acts, self.hid_work,
-                self.places, self.cands, self.values)  # fmt: skip
+                self.places, self.cands, self.values, self.now, self.sq)  # fmt: skip
 
 
 def sample_key(seed: int, hand: int, step: int) -> int:
@@ -260,14 +292,22 @@ class SearchNertsAgent(NertsBot):
         horizon: int = 60,
         score_weight: float = 0.1,
         margin: float = 0.3,
+        z: float = 0.0,
     ) -> None:
         super().__init__(seed, config)
         if self.config.jokers:
             raise ValueError("the Nerts search bot supports jokers=0 only")
+        for name, value, low in (("samples", samples, 1), ("horizon", horizon, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"search {name} must be an integer >= {low}, got {value!r}")
+        for name, value in (("score_weight", score_weight), ("margin", margin), ("z", z)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValueError(f"search {name} must be a number >= 0, got {value!r}")
         self.samples = int(samples)
         self.horizon = int(horizon)
         self.score_weight = float(score_weight)
         self.margin = float(margin)
+        self.z = float(z)
         self._params: dict[NertsConfig, tuple[KernelParams, np.ndarray, SearchBuffers]] = {}
         self.decisions = 0
         self.deviated = 0
@@ -288,7 +328,7 @@ class SearchNertsAgent(NertsBot):
         a, dev, _ = search_core(
             base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n,
             sample_key(self.seed or 0, view.hand, view.step), self.samples, self.horizon,
-            self.score_weight, self.margin, *bufs.tail(),
+            self.score_weight, self.margin, self.z, *bufs.tail(),
         )  # fmt: skip
         self.deviated += int(dev)
         return int(a)

@@ -15,6 +15,7 @@ from agents.nerts.registry import make_nerts_agent
 from agents.nerts.search import (
     SearchBuffers,
     SearchNertsAgent,
+    clear_gain,
     row_from_view,
     sample_key,
     search_batch,
@@ -124,7 +125,7 @@ def test_the_batched_search_decides_as_the_agent_from_its_view():
                 keys[b, s] = sample_key(7 + s, game.hand, game.steps)
         out = np.zeros((3, 6), np.int64)
         dev = np.zeros((3, 6), np.int64)
-        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, bufs.hid, bufs.hid_n,
+        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.hid, bufs.hid_n,
                      *bufs.tail(), out, dev, np.zeros((0, 1), np.float32))  # fmt: skip
         for b in range(3):
             game = engine.game(b)
@@ -143,8 +144,52 @@ def test_the_search_spec_and_its_limits_are_clear():
     assert isinstance(bot, SearchNertsAgent) and bot.samples == 16
     with pytest.raises(ValueError, match="jokers=0 only"):
         make_nerts_agent("search", 4, NertsConfig(jokers=1))
-    with pytest.raises(ValueError, match="takes no argument"):
-        make_nerts_agent("search:5", 4, NertsConfig())
+    tuned = make_nerts_agent("search:z=2: margin=0.1:samples=8", 4, NertsConfig())
+    assert (tuned.z, tuned.margin, tuned.samples, tuned.horizon) == (2.0, 0.1, 8, 60)
+    for spec, message in (
+        ("search:5", "is not KEY=VALUE with KEY one of samples, horizon"),
+        ("search:depth=3", "is not KEY=VALUE"),
+        ("search:z=abc", "z must be a number, got 'abc'"),
+        ("search:samples=2.5", "samples must be an integer"),
+        ("search:z=1:z=2", "sets z twice"),
+        ("search:z=-1", "z must be a number >= 0"),
+        ("search:samples=0", "samples must be an integer >= 1"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            make_nerts_agent(spec, 4, NertsConfig())
+
+
+def test_clear_gain_needs_the_margin_and_z_standard_errors():
+    """The deviation test on exact numbers: 4 samples whose paired differences from the
+    expert's move are 1, 0, 1, 0 (mean 0.5, sample variance 1/3, standard error 0.289)."""
+    values = np.array([0.2, 0.7])  # the expert's move first, mean gain 0.5
+    sq = np.array([0.0, 0.5])  # the mean squared difference: (1 + 0 + 1 + 0) / 4
+    assert clear_gain(values, sq, 1, 4, 0.3, 0.0)  # the margin alone
+    assert not clear_gain(values, sq, 1, 4, 0.6, 0.0)  # a gain below the margin
+    assert clear_gain(values, sq, 1, 4, 0.3, 1.5)  # 0.5 > 1.5 x 0.289
+    assert not clear_gain(values, sq, 1, 4, 0.3, 2.0)  # 0.5 < 2 x 0.289
+    same = np.array([0.0, 0.25])  # every difference 0.5: no spread at all
+    assert clear_gain(values, same, 1, 4, 0.3, 10.0)
+
+
+def test_with_z_the_search_leaves_the_expert_only_where_the_plain_search_does():
+    """The same seed gives the same samples and values, so a positive z can only keep the
+    expert's move where the plain search left it, never make another deviation; over these
+    positions it keeps some."""
+    config = NertsConfig(num_players=4)
+    plain_devs = z_devs = 0
+    for game in _expert_games(config, 17, 150):
+        view = NertsView.from_game(game, 1)
+        plain = SearchNertsAgent(3, config, samples=8, margin=0.05)
+        strict = SearchNertsAgent(3, config, samples=8, margin=0.05, z=2.0)
+        a, b = plain.decide(view), strict.decide(view)
+        if strict.deviated:
+            assert plain.deviated and a == b
+        elif not plain.deviated:
+            assert a == b
+        plain_devs += plain.deviated
+        z_devs += strict.deviated
+    assert 0 < z_devs < plain_devs
 
 
 def test_the_kind_gate_keeps_exactly_the_allowed_deviations():
@@ -181,3 +226,18 @@ def test_the_kind_gate_keeps_exactly_the_allowed_deviations():
     assert every.left == nothing.left == some.left == left
     assert every.kept == left and nothing.kept == 0
     assert 0 < some.kept < left
+
+
+def test_the_pilot_with_an_unreachable_margin_plays_the_experts_games():
+    """bench/nerts_search_pilot.py: a search that may never leave the expert's move (a
+    margin no playout value reaches) plays exactly the games of the expert in the tested
+    seat, game for game on the same deals; with no margin the same search does leave it."""
+    pilot = bench_script("nerts_search_pilot")
+    settings = {"samples": 2, "horizon": 10, "score_weight": 0.1, "margin": 1e9, "z": 0.0}
+    expert, none, _ = pilot.play(3, 6, 5, 3, None)
+    held, decisions, deviations = pilot.play(3, 6, 5, 3, settings)
+    assert none == 0 and decisions > 100 and deviations == 0
+    assert np.array_equal(held, expert)
+    assert expert.sum() > 0 and len(expert) == 6
+    _, _, free = pilot.play(3, 6, 5, 3, {**settings, "margin": 0.0})
+    assert free > 0

@@ -61,6 +61,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--horizon", type=int, default=60, help="the teacher's playout steps")
     p.add_argument("--margin", type=float, default=0.3, help="the teacher's margin")
     p.add_argument("--score-weight", type=float, default=0.1, help="the teacher's weight")
+    p.add_argument(
+        "--z", type=float, default=0.0,
+        help="the teacher's deviation test: standard errors its gain must also exceed (0: none)",
+    )  # fmt: skip
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--epochs", type=int, default=4, help="passes over the samples per round")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam rate")
@@ -81,8 +85,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("envs", "rounds", "steps", "samples", "horizon", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1")
-    if min(args.hidden) < 1 or args.lr <= 0 or args.margin < 0 or args.score_weight < 0:
-        p.error("--hidden and --lr must be positive, --margin and --score-weight at least 0")
+    if min(args.hidden) < 1 or args.lr <= 0 or min(args.margin, args.score_weight, args.z) < 0:
+        p.error("--hidden and --lr must be positive, --margin, --score-weight and --z at least 0")
     if not 0 <= args.hint_init <= 50:
         p.error("--hint-init must be in [0, 50]")
     out = Path(args.out)
@@ -134,7 +138,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
         label = np.zeros((b, 6), np.int64)
         dev = np.zeros((b, 6), np.int64)
         search_batch(st, prm, ids, lcounts, who, keys, args.samples, args.horizon,
-                     args.score_weight, args.margin, bufs.hid, bufs.hid_n, *bufs.tail(),
+                     args.score_weight, args.margin, args.z, bufs.hid, bufs.hid_n, *bufs.tail(),
                      label, dev, qv)  # fmt: skip
         o, m = obs[:, 0].copy(), masks[:, 0].astype(bool)
         if rnd == 0:

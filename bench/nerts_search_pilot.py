@@ -1,0 +1,141 @@
+"""A fast pilot for Nerts search settings: the search in one seat against n-1 compiled experts
+on the batched engine.
+
+    python bench/nerts_search_pilot.py --players 4 --games 1000 --seed 11 --z 2 --margin 0.1
+
+``--envs`` one-hand games (400-step cap) run together on
+:class:`gnome_env.nerts.vector.NertsVectorEngine`; in game ``e`` of slot ``b`` the search
+plays seat ``(b + e) % n`` and the compiled expert (:mod:`agents.nerts._bot_kernels`) every
+other seat. The search decides through :func:`agents.nerts.search.search_batch` on the
+engine's rows, which reads each seat's hidden cards only as a sorted set and decides as
+:class:`agents.nerts.search.SearchNertsAgent` does from the seat's view (tested), at about a
+third of the arena's cost (no views, no Python bots). The deals are the engine's streams
+of ``--seed``, so two settings run with one seed meet the same deals. It prints the search's
+win share (1/k for k best hand scores, N30) with a 95% interval over games, how often it
+left the expert's move, and the time. ``--expert`` plays the expert in the tested seat
+instead (the same deals): the pilot's reference.
+
+A pilot, not a result: the arena (``gnome eval``) on a seed no pilot used gives the figures
+in ``docs/nerts.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from agents.nerts import _bot_kernels as BK
+from agents.nerts.search import SearchBuffers, search_batch
+from gnome_env.nerts import _kernels as K
+from gnome_env.nerts.config import NertsConfig
+from gnome_env.nerts.vector import NertsVectorEngine
+
+
+def play(
+    players: int, games: int, seed: int, envs: int, settings: dict | None
+) -> tuple[np.ndarray, int, int]:
+    """``(shares, decisions, deviations)``: the tested seat's win share in each of
+    ``games`` games (slot-major order), and its searched decisions and deviations;
+    ``settings`` (samples, horizon, score_weight, margin, z) or None for the expert."""
+    envs = min(envs, games)
+    per_slot = math.ceil(games / envs)
+    config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
+    engine = NertsVectorEngine(config, envs, observations="none")
+    engine.reset(seed=seed)
+    st, prm, ids, counts = engine.compiled_state()
+    sc = np.zeros(K.SCRATCH, np.int64)
+    bs = BK.empty_scratch(engine.n_actions)
+    bufs = SearchBuffers(engine.n_actions)
+    rows = np.arange(envs)
+    done = np.zeros(envs, np.int64)  # games finished per slot
+    shares = np.full((envs, per_slot), np.nan)
+    kinds = np.zeros((envs, 6), np.int64)
+    who = np.zeros((envs, 6), np.int64)
+    keys = np.zeros((envs, 6), np.int64)
+    joint = np.zeros((envs, 6), np.int64)
+    searched = np.zeros((envs, 6), np.int64)
+    dev = np.zeros((envs, 6), np.int64)
+    no_values = np.zeros((0, 1), np.float32)
+    decisions = deviations = step = 0
+    while (done < per_slot).any():
+        tested = (rows + done) % players
+        kinds[:, :players] = BK.KIND_EXPERT
+        who[:] = 0
+        active = done < per_slot  # (finished slots play on with the expert, unrecorded)
+        if settings is not None:
+            kinds[rows[active], tested[active]] = BK.KIND_NONE
+            who[rows, tested] = active
+        joint[:] = 0
+        BK.decide_batch(st, prm, ids, counts, kinds, sc, bs, joint)
+        if settings is not None:
+            keys[rows, tested] = (seed * 1_000_003 + rows * 10_007 + step) % 2**62
+            searched[:] = joint
+            dev[:] = 0
+            search_batch(st, prm, ids, counts, who, keys, settings["samples"],
+                         settings["horizon"], settings["score_weight"], settings["margin"],
+                         settings["z"], bufs.hid, bufs.hid_n, *bufs.tail(), searched, dev,
+                         no_values)  # fmt: skip
+            multi = counts[rows, tested] > 1
+            decisions += int((active & multi).sum())
+            deviations += int(dev[rows, tested].sum())
+            joint[rows, tested] = np.where(active, searched[rows, tested], joint[rows, tested])
+        result = engine.step(joint)
+        step += 1
+        for b in np.flatnonzero(result.dones).tolist():
+            if done[b] < per_slot:
+                scores = result.info["hand_scores"][b, :players]
+                best = scores == scores.max()
+                shares[b, done[b]] = best[tested[b]] / best.sum()
+            done[b] += 1
+    return shares.reshape(-1)[:games], decisions, deviations
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--players", type=int, default=4, choices=range(2, 7))
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=11, help="the engine seed of the deals")
+    p.add_argument("--envs", type=int, default=100, help="games stepped together")
+    p.add_argument("--samples", type=int, default=16)
+    p.add_argument("--horizon", type=int, default=60)
+    p.add_argument("--score-weight", type=float, default=0.1)
+    p.add_argument("--margin", type=float, default=0.3)
+    p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+    p.add_argument("--expert", action="store_true", help="the expert in the tested seat")
+    args = p.parse_args(argv)
+    if min(args.games, args.envs, args.samples, args.horizon) < 1:
+        p.error("--games, --envs, --samples and --horizon must be at least 1")
+    if min(args.margin, args.score_weight, args.z) < 0 or not 0 <= args.seed < 2**62:
+        p.error("--margin, --score-weight and --z must be at least 0, --seed in 0..2**62-1")
+    settings = None
+    if not args.expert:
+        settings = {
+            "samples": args.samples, "horizon": args.horizon,
+            "score_weight": args.score_weight, "margin": args.margin, "z": args.z,
+        }  # fmt: skip
+    start = time.perf_counter()
+    shares, decisions, deviations = play(args.players, args.games, args.seed, args.envs, settings)
+    half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan
+    who = "expert" if settings is None else ", ".join(f"{k} {v}" for k, v in settings.items())
+    left = f", left the expert at {deviations / max(decisions, 1):.1%} of {decisions:,} decisions"
+    print(
+        f"players {args.players}, games {len(shares)}, seed {args.seed} ({who}): win share "
+        f"{shares.mean():.4f} [{shares.mean() - half:.4f}, {shares.mean() + half:.4f}] "
+        f"(1/n = {1 / args.players:.3f}){left if settings else ''}, "
+        f"{time.perf_counter() - start:.0f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("interrupted")
