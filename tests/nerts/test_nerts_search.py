@@ -241,3 +241,14 @@ def test_the_pilot_with_an_unreachable_margin_plays_the_experts_games():
     assert expert.sum() > 0 and len(expert) == 6
     _, _, free = pilot.play(3, 6, 5, 3, {**settings, "margin": 0.0})
     assert free > 0
+
+
+def test_the_agreement_count_is_full_for_one_stream_and_partial_for_two():
+    """bench/nerts_search_agreement.py: the same search twice (one stream) makes the same
+    deviations; two sample streams make different ones on the same positions."""
+    script = bench_script("nerts_search_agreement")
+    settings = {"samples": 4, "horizon": 20, "score_weight": 0.1, "margin": 0.1, "z": 0.0}
+    positions, first, second, same = script.agreement(2, 30, 4, 3, settings, streams=(1, 1))
+    assert positions == 120 and first == second == same > 0
+    positions, first, second, same = script.agreement(2, 30, 4, 3, settings)
+    assert positions == 120 and first > 0 and same < min(first, second)

@@ -1,0 +1,113 @@
+"""How consistent the Nerts search's deviations are: the same positions searched twice with
+different sample streams.
+
+    python bench/nerts_search_agreement.py --players 4 --steps 200 --z 2 --margin 0.1
+
+``--envs`` one-hand games on :class:`gnome_env.nerts.vector.NertsVectorEngine`, every seat
+played by the compiled expert; at each of ``--steps`` steps seat 0's position is searched
+twice (:func:`agents.nerts.search.search_batch`, two sample-stream keys per position). It
+prints how often each search left the expert's move and how often the second search made
+the same deviation where the first made one. A student imitating the search's moves can at
+best learn the part of its deviations that the position decides; when the two searches
+rarely agree, the rest comes from the samples (``docs/nerts.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from agents.nerts import _bot_kernels as BK
+from agents.nerts.search import SearchBuffers, search_batch
+from gnome_env.nerts import _kernels as K
+from gnome_env.nerts.config import NertsConfig
+from gnome_env.nerts.vector import NertsVectorEngine
+
+
+def agreement(
+    players: int, steps: int, envs: int, seed: int, settings: dict, streams=(1, 2)
+) -> tuple[int, int, int, int]:
+    """``(positions, deviations of the first search, of the second, the same deviation in
+    both)`` over seat 0's positions with more than one legal action; ``streams``: the two
+    searches' stream numbers (equal numbers: the same search twice)."""
+    config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
+    engine = NertsVectorEngine(config, envs, observations="none")
+    engine.reset(seed=seed)
+    st, prm, ids, counts = engine.compiled_state()
+    sc = np.zeros(K.SCRATCH, np.int64)
+    bs = BK.empty_scratch(engine.n_actions)
+    bufs = SearchBuffers(engine.n_actions)
+    kinds = np.zeros((envs, 6), np.int64)
+    kinds[:, :players] = BK.KIND_EXPERT
+    who = np.zeros((envs, 6), np.int64)
+    who[:, 0] = 1
+    no_values = np.zeros((0, 1), np.float32)
+    positions = first = second = same = 0
+    for step in range(steps):
+        joint = np.zeros((envs, 6), np.int64)
+        BK.decide_batch(st, prm, ids, counts, kinds, sc, bs, joint)
+        moves, devs = [], []
+        for stream in streams:
+            out = joint.copy()
+            dev = np.zeros((envs, 6), np.int64)
+            keys = np.zeros((envs, 6), np.int64)
+            keys[:, 0] = ((seed * 1_000_003 + np.arange(envs) * 10_007 + step) * 4 + stream) % 2**62
+            search_batch(st, prm, ids, counts, who, keys, settings["samples"],
+                         settings["horizon"], settings["score_weight"], settings["margin"],
+                         settings["z"], bufs.hid, bufs.hid_n, *bufs.tail(), out, dev,
+                         no_values)  # fmt: skip
+            moves.append(out[:, 0].copy())
+            devs.append(dev[:, 0] == 1)
+        positions += int((counts[:, 0] > 1).sum())
+        first += int(devs[0].sum())
+        second += int(devs[1].sum())
+        same += int((devs[0] & devs[1] & (moves[0] == moves[1])).sum())
+        engine.step(joint)  # the experts' game goes on
+    return positions, first, second, same
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--players", type=int, default=4, choices=range(2, 7))
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--envs", type=int, default=50, help="games stepped together")
+    p.add_argument("--seed", type=int, default=77, help="the engine seed of the deals")
+    p.add_argument("--samples", type=int, default=16)
+    p.add_argument("--horizon", type=int, default=60)
+    p.add_argument("--score-weight", type=float, default=0.1)
+    p.add_argument("--margin", type=float, default=0.3)
+    p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+    args = p.parse_args(argv)
+    if min(args.steps, args.envs, args.samples, args.horizon) < 1:
+        p.error("--steps, --envs, --samples and --horizon must be at least 1")
+    if min(args.margin, args.score_weight, args.z) < 0 or not 0 <= args.seed < 2**40:
+        p.error("--margin, --score-weight and --z must be at least 0, --seed in 0..2**40-1")
+    settings = {
+        "samples": args.samples, "horizon": args.horizon, "score_weight": args.score_weight,
+        "margin": args.margin, "z": args.z,
+    }  # fmt: skip
+    start = time.perf_counter()
+    positions, first, second, same = agreement(
+        args.players, args.steps, args.envs, args.seed, settings
+    )
+    who = ", ".join(f"{k} {v}" for k, v in settings.items())
+    print(
+        f"players {args.players} ({who}): {positions:,} positions; the first search left the "
+        f"expert's move at {first:,} ({first / max(positions, 1):.1%}), the second at "
+        f"{second:,}; the same deviation in both at {same:,} = {same / max(first, 1):.0%} of "
+        f"the first search's deviations, {time.perf_counter() - start:.0f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("interrupted")
