@@ -22,12 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from nerts_search_pilot import SearchTable, add_search_options, search_settings
 
 from agents.nerts import _bot_kernels as BK
-from agents.nerts.search import SearchBuffers, search_batch
-from gnome_env.nerts import _kernels as K
-from gnome_env.nerts.config import NertsConfig
-from gnome_env.nerts.vector import NertsVectorEngine
 
 
 def agreement(
@@ -36,39 +33,30 @@ def agreement(
     """``(positions, deviations of the first search, of the second, the same deviation in
     both)`` over seat 0's positions with more than one legal action; ``streams``: the two
     searches' stream numbers (equal numbers: the same search twice)."""
-    config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
-    engine = NertsVectorEngine(config, envs, observations="none")
-    engine.reset(seed=seed)
-    st, prm, ids, counts = engine.compiled_state()
-    sc = np.zeros(K.SCRATCH, np.int64)
-    bs = BK.empty_scratch(engine.n_actions)
-    bufs = SearchBuffers(engine.n_actions)
+    table = SearchTable(players, envs, seed)
+    counts = table.counts
     kinds = np.zeros((envs, 6), np.int64)
     kinds[:, :players] = BK.KIND_EXPERT
     who = np.zeros((envs, 6), np.int64)
     who[:, 0] = 1
-    no_values = np.zeros((0, 1), np.float32)
     positions = first = second = same = 0
     for step in range(steps):
         joint = np.zeros((envs, 6), np.int64)
-        BK.decide_batch(st, prm, ids, counts, kinds, sc, bs, joint)
+        table.experts(kinds, joint)
         moves, devs = [], []
         for stream in streams:
             out = joint.copy()
             dev = np.zeros((envs, 6), np.int64)
             keys = np.zeros((envs, 6), np.int64)
             keys[:, 0] = ((seed * 1_000_003 + np.arange(envs) * 10_007 + step) * 4 + stream) % 2**62
-            search_batch(st, prm, ids, counts, who, keys, settings["samples"],
-                         settings["horizon"], settings["score_weight"], settings["margin"],
-                         settings["z"], bufs.hid, bufs.hid_n, *bufs.tail(), out, dev,
-                         no_values)  # fmt: skip
+            table.search(who, keys, settings, out, dev)
             moves.append(out[:, 0].copy())
             devs.append(dev[:, 0] == 1)
         positions += int((counts[:, 0] > 1).sum())
         first += int(devs[0].sum())
         second += int(devs[1].sum())
         same += int((devs[0] & devs[1] & (moves[0] == moves[1])).sum())
-        engine.step(joint)  # the experts' game goes on
+        table.engine.step(joint)  # the experts' game goes on
     return positions, first, second, same
 
 
@@ -78,20 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--envs", type=int, default=50, help="games stepped together")
     p.add_argument("--seed", type=int, default=77, help="the engine seed of the deals")
-    p.add_argument("--samples", type=int, default=16)
-    p.add_argument("--horizon", type=int, default=60)
-    p.add_argument("--score-weight", type=float, default=0.1)
-    p.add_argument("--margin", type=float, default=0.3)
-    p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+    add_search_options(p)
     args = p.parse_args(argv)
-    if min(args.steps, args.envs, args.samples, args.horizon) < 1:
-        p.error("--steps, --envs, --samples and --horizon must be at least 1")
-    if min(args.margin, args.score_weight, args.z) < 0 or not 0 <= args.seed < 2**40:
-        p.error("--margin, --score-weight and --z must be at least 0, --seed in 0..2**40-1")
-    settings = {
-        "samples": args.samples, "horizon": args.horizon, "score_weight": args.score_weight,
-        "margin": args.margin, "z": args.z,
-    }  # fmt: skip
+    if min(args.steps, args.envs) < 1 or not 0 <= args.seed < 2**40:
+        p.error("--steps and --envs must be at least 1, --seed in 0..2**40-1")
+    settings = search_settings(p, args)
     start = time.perf_counter()
     positions, first, second, same = agreement(
         args.players, args.steps, args.envs, args.seed, settings

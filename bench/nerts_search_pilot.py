@@ -38,6 +38,54 @@ from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.vector import NertsVectorEngine
 
 
+class SearchTable:
+    """One-hand games (400-step cap) on the batched engine with the buffers that the
+    compiled experts and the search need; shared by the search's bench scripts."""
+
+    def __init__(self, players: int, envs: int, seed: int) -> None:
+        config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
+        self.engine = NertsVectorEngine(config, envs, observations="none")
+        self.engine.reset(seed=seed)
+        self.st, self.prm, self.ids, self.counts = self.engine.compiled_state()
+        self.sc = np.zeros(K.SCRATCH, np.int64)
+        self.bs = BK.empty_scratch(self.engine.n_actions)
+        self.bufs = SearchBuffers(self.engine.n_actions)
+        self.no_values = np.zeros((0, 1), np.float32)
+
+    def experts(self, kinds: np.ndarray, out: np.ndarray) -> None:
+        """``out[b, s]``: the compiled bot ``kinds[b, s]``'s move (0: left as it is)."""
+        BK.decide_batch(self.st, self.prm, self.ids, self.counts, kinds, self.sc, self.bs, out)
+
+    def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
+        """``out[b, s]`` / ``dev[b, s]``: the search's move and whether it left the expert's,
+        for every seat with ``who[b, s]`` set (``search_batch`` with ``settings``)."""
+        search_batch(self.st, self.prm, self.ids, self.counts, who, keys, settings["samples"],
+                     settings["horizon"], settings["score_weight"], settings["margin"],
+                     settings["z"], self.bufs.hid, self.bufs.hid_n, *self.bufs.tail(), out,
+                     dev, self.no_values)  # fmt: skip
+
+
+def add_search_options(p: argparse.ArgumentParser) -> None:
+    """The search's settings as options (its defaults: the ``search`` spec's)."""
+    p.add_argument("--samples", type=int, default=16)
+    p.add_argument("--horizon", type=int, default=60)
+    p.add_argument("--score-weight", type=float, default=0.1)
+    p.add_argument("--margin", type=float, default=0.3)
+    p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+
+
+def search_settings(p: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    """The settings of :func:`add_search_options`, a parser error for a value out of range."""
+    if min(args.samples, args.horizon) < 1:
+        p.error("--samples and --horizon must be at least 1")
+    if min(args.margin, args.score_weight, args.z) < 0:
+        p.error("--margin, --score-weight and --z must be at least 0")
+    return {
+        "samples": args.samples, "horizon": args.horizon, "score_weight": args.score_weight,
+        "margin": args.margin, "z": args.z,
+    }  # fmt: skip
+
+
 def play(
     players: int, games: int, seed: int, envs: int, settings: dict | None
 ) -> tuple[np.ndarray, int, int]:
@@ -46,13 +94,8 @@ def play(
     ``settings`` (samples, horizon, score_weight, margin, z) or None for the expert."""
     envs = min(envs, games)
     per_slot = math.ceil(games / envs)
-    config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
-    engine = NertsVectorEngine(config, envs, observations="none")
-    engine.reset(seed=seed)
-    st, prm, ids, counts = engine.compiled_state()
-    sc = np.zeros(K.SCRATCH, np.int64)
-    bs = BK.empty_scratch(engine.n_actions)
-    bufs = SearchBuffers(engine.n_actions)
+    table = SearchTable(players, envs, seed)
+    counts = table.counts
     rows = np.arange(envs)
     done = np.zeros(envs, np.int64)  # games finished per slot
     shares = np.full((envs, per_slot), np.nan)
@@ -62,7 +105,6 @@ def play(
     joint = np.zeros((envs, 6), np.int64)
     searched = np.zeros((envs, 6), np.int64)
     dev = np.zeros((envs, 6), np.int64)
-    no_values = np.zeros((0, 1), np.float32)
     decisions = deviations = step = 0
     while (done < per_slot).any():
         tested = (rows + done) % players
@@ -73,20 +115,17 @@ def play(
             kinds[rows[active], tested[active]] = BK.KIND_NONE
             who[rows, tested] = active
         joint[:] = 0
-        BK.decide_batch(st, prm, ids, counts, kinds, sc, bs, joint)
+        table.experts(kinds, joint)
         if settings is not None:
             keys[rows, tested] = (seed * 1_000_003 + rows * 10_007 + step) % 2**62
             searched[:] = joint
             dev[:] = 0
-            search_batch(st, prm, ids, counts, who, keys, settings["samples"],
-                         settings["horizon"], settings["score_weight"], settings["margin"],
-                         settings["z"], bufs.hid, bufs.hid_n, *bufs.tail(), searched, dev,
-                         no_values)  # fmt: skip
+            table.search(who, keys, settings, searched, dev)
             multi = counts[rows, tested] > 1
             decisions += int((active & multi).sum())
             deviations += int(dev[rows, tested].sum())
             joint[rows, tested] = np.where(active, searched[rows, tested], joint[rows, tested])
-        result = engine.step(joint)
+        result = table.engine.step(joint)
         step += 1
         for b in np.flatnonzero(result.dones).tolist():
             if done[b] < per_slot:
@@ -103,23 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=11, help="the engine seed of the deals")
     p.add_argument("--envs", type=int, default=100, help="games stepped together")
-    p.add_argument("--samples", type=int, default=16)
-    p.add_argument("--horizon", type=int, default=60)
-    p.add_argument("--score-weight", type=float, default=0.1)
-    p.add_argument("--margin", type=float, default=0.3)
-    p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+    add_search_options(p)
     p.add_argument("--expert", action="store_true", help="the expert in the tested seat")
     args = p.parse_args(argv)
-    if min(args.games, args.envs, args.samples, args.horizon) < 1:
-        p.error("--games, --envs, --samples and --horizon must be at least 1")
-    if min(args.margin, args.score_weight, args.z) < 0 or not 0 <= args.seed < 2**62:
-        p.error("--margin, --score-weight and --z must be at least 0, --seed in 0..2**62-1")
-    settings = None
-    if not args.expert:
-        settings = {
-            "samples": args.samples, "horizon": args.horizon,
-            "score_weight": args.score_weight, "margin": args.margin, "z": args.z,
-        }  # fmt: skip
+    if min(args.games, args.envs) < 1 or not 0 <= args.seed < 2**62:
+        p.error("--games and --envs must be at least 1, --seed in 0..2**62-1")
+    settings = search_settings(p, args)
+    if args.expert:
+        settings = None
     start = time.perf_counter()
     shares, decisions, deviations = play(args.players, args.games, args.seed, args.envs, settings)
     half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan

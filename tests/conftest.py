@@ -157,7 +157,11 @@ def aec_snapshot(env) -> tuple:
 
 def bench_script(name: str):
     """``bench/<name>.py`` loaded as a module (the bench files are scripts, not package
-    modules)."""
+    modules). The bench directory goes on ``sys.path`` first, as it is for a script run
+    from the command line, so that a script importing a sibling loads the same way."""
+    bench = str(TESTS.parent / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
     spec = importlib.util.spec_from_file_location(name, TESTS.parent / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
