@@ -56,7 +56,7 @@ def agreement(
         first += int(devs[0].sum())
         second += int(devs[1].sum())
         same += int((devs[0] & devs[1] & (moves[0] == moves[1])).sum())
-        table.engine.step(joint)  # the experts' game goes on
+        table.step(joint)  # the experts' game goes on
     return positions, first, second, same
 
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from agents.nerts import _bot_kernels as BK
+from agents.nerts.memory import remember_waste_tops, seen_array
 from agents.nerts.search import SearchBuffers, search_batch
 from gnome_env.nerts import _kernels as K
 from gnome_env.nerts.config import NertsConfig
@@ -51,18 +52,27 @@ class SearchTable:
         self.bs = BK.empty_scratch(self.engine.n_actions)
         self.bufs = SearchBuffers(self.engine.n_actions)
         self.no_values = np.zeros((0, 1), np.float32)
+        self.seen = seen_array(envs)  # the waste tops of every game's hand so far (memory)
+        remember_waste_tops(self.st, self.seen)
 
     def experts(self, kinds: np.ndarray, out: np.ndarray) -> None:
         """``out[b, s]``: the compiled bot ``kinds[b, s]``'s move (0: left as it is)."""
         BK.decide_batch(self.st, self.prm, self.ids, self.counts, kinds, self.sc, self.bs, out)
 
+    def step(self, joint: np.ndarray):
+        """One engine step of every game (``joint``: every seat's action); its result."""
+        result = self.engine.step(joint)
+        remember_waste_tops(self.st, self.seen)
+        return result
+
     def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
         """``out[b, s]`` / ``dev[b, s]``: the search's move and whether it left the expert's,
         for every seat with ``who[b, s]`` set (``search_batch`` with ``settings``)."""
+        seen = self.seen if settings.get("memory") else self.bufs.no_seen
         search_batch(self.st, self.prm, self.ids, self.counts, who, keys, settings["samples"],
                      settings["horizon"], settings["score_weight"], settings["margin"],
-                     settings["z"], self.bufs.hid, self.bufs.hid_n, *self.bufs.tail(), out,
-                     dev, self.no_values)  # fmt: skip
+                     settings["z"], seen, self.bufs.hid, self.bufs.hid_n, self.bufs.known,
+                     *self.bufs.tail(), out, dev, self.no_values)  # fmt: skip
 
 
 def add_search_options(p: argparse.ArgumentParser) -> None:
@@ -72,6 +82,7 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--score-weight", type=float, default=0.1)
     p.add_argument("--margin", type=float, default=0.3)
     p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
+    p.add_argument("--memory", action="store_true", help="the search remembers waste tops")
 
 
 def search_settings(p: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
@@ -82,19 +93,21 @@ def search_settings(p: argparse.ArgumentParser, args: argparse.Namespace) -> dic
         p.error("--margin, --score-weight and --z must be at least 0")
     return {
         "samples": args.samples, "horizon": args.horizon, "score_weight": args.score_weight,
-        "margin": args.margin, "z": args.z,
+        "margin": args.margin, "z": args.z, "memory": int(args.memory),
     }  # fmt: skip
 
 
 def play(
-    players: int, games: int, seed: int, envs: int, settings: dict | None
+    players: int, games: int, seed: int, envs: int, settings: dict | None, table_class=None
 ) -> tuple[np.ndarray, int, int]:
     """``(shares, decisions, deviations)``: the tested seat's win share in each of
     ``games`` games (slot-major order), and its searched decisions and deviations;
-    ``settings`` (samples, horizon, score_weight, margin, z) or None for the expert."""
+    ``settings`` (samples, horizon, score_weight, margin, z, optionally memory) or None for
+    the expert;
+    ``table_class``: a :class:`SearchTable` subclass with its own search (default: it)."""
     envs = min(envs, games)
     per_slot = math.ceil(games / envs)
-    table = SearchTable(players, envs, seed)
+    table = (table_class or SearchTable)(players, envs, seed)
     counts = table.counts
     rows = np.arange(envs)
     done = np.zeros(envs, np.int64)  # games finished per slot
@@ -125,7 +138,7 @@ def play(
             decisions += int((active & multi).sum())
             deviations += int(dev[rows, tested].sum())
             joint[rows, tested] = np.where(active, searched[rows, tested], joint[rows, tested])
-        result = table.engine.step(joint)
+        result = table.step(joint)
         step += 1
         for b in np.flatnonzero(result.dones).tolist():
             if done[b] < per_slot:

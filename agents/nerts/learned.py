@@ -7,7 +7,10 @@ every player count), with a policy head over the N36 action table and a value he
 information only, N34), enters the first layer as a one-hot input and adds a learned
 per-action weight (initially :data:`HINT_INIT`) to that action's logit: the untrained
 network's most likely action is the expert's, and training learns where to deviate (the
-residual policy of Gnoming's ``ppo_hint_3to7``). The
+residual policy of Gnoming's ``ppo_hint_3to7``). With ``memory`` the first layer also
+reads the seat's memory features (:func:`agents.nerts.memory.memory_features`: the
+remembered cards that its next turns and plays would show, N35), and the agent keeps the
+seat's :class:`~agents.nerts.memory.WasteMemory` from every view it decides on. The
 agent (:class:`NertsPolicyAgent`, spec ``ppo:PATH`` in the Nerts registry) decides from a
 :class:`gnome_env.nerts.information.NertsView` -- the observation is built from the view
 (:class:`gnome_env.nerts.encoding.NertsEncoder`, the env's own encoder), so it sees what
@@ -33,6 +36,7 @@ from torch import nn
 
 from agents.core.checkpoint_io import check_policy_header, load_torch_file, policy_payload
 from agents.core.checkpoint_io import write_checkpoint as write_checkpoint  # re-exported
+from agents.nerts.memory import MEMORY_FEATURES, WasteMemory, memory_features
 from gnome_env.nerts.config import NertsConfig
 
 CHECKPOINT_FORMAT = "gnome_env-nerts-policy"
@@ -56,9 +60,16 @@ class NertsPolicyNetwork(nn.Module):
         hidden: Sequence[int] = (256, 256),
         expert_hint: bool = False,
         hint_init: float = HINT_INIT,
+        memory: bool = False,
     ):
         super().__init__()
         self.observation_size = int(observation_size)
+        if not isinstance(memory, bool):
+            raise ValueError(f"memory={memory!r} is not allowed: true or false")
+        self.memory = memory
+        #: what the first layer reads: the observation, then with ``memory`` the seat's
+        #: memory features (:func:`agents.nerts.memory.memory_features`)
+        self.input_size = self.observation_size + (MEMORY_FEATURES if memory else 0)
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
         if not self.hidden or any(h < 1 for h in self.hidden):
@@ -70,7 +81,7 @@ class NertsPolicyNetwork(nn.Module):
             raise ValueError(f"hint_init={hint_init!r} is not allowed: a number in [0, 50]")
         self.hint_init = float(hint_init)
         layers: list[nn.Module] = []
-        width = self.observation_size
+        width = self.input_size
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -120,11 +131,13 @@ class NertsPolicyNetwork(nn.Module):
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
 
     def describe(self) -> dict[str, Any]:
-        """Constructor arguments, for checkpoints (``expert_hint`` only when on, so that
-        older checkpoints and plain networks read the same)."""
+        """Constructor arguments, for checkpoints (``expert_hint`` and ``memory`` only when
+        on, so that older checkpoints and plain networks read the same)."""
         out: dict[str, Any] = {"hidden": list(self.hidden)}
         if self.expert_hint:
             out["expert_hint"] = True
+        if self.memory:
+            out["memory"] = True
         return out
 
 
@@ -196,10 +209,16 @@ class NertsPolicyAgent:
         self.sample = bool(sample)
         self.rng = np.random.default_rng(seed)
         self.path = str(path)
+        #: a network with ``memory`` reads what this seat remembers of the waste tops
+        #: (N35): the agent watches every step's view (``decide`` is called every step)
+        self.memory = WasteMemory() if self.net.memory else None
 
     def distribution(self, view: Any) -> np.ndarray:
         """Action probabilities (0 for illegal ids) from a seat's view."""
-        obs = torch.as_tensor(self.encoder.encode(view), dtype=torch.float32)[None]
+        x = self.encoder.encode(view)
+        if self.memory is not None:
+            x = np.concatenate([x, memory_features(self.memory, view)])
+        obs = torch.as_tensor(x, dtype=torch.float32)[None]
         mask = torch.zeros((1, self.config.n_actions), dtype=torch.bool)
         mask[0, list(view.legal_actions)] = True
         hint = None
@@ -211,6 +230,8 @@ class NertsPolicyAgent:
 
     def decide(self, view: Any) -> int:
         """The chosen action id for the seat's view."""
+        if self.memory is not None:
+            self.memory.observe(view)
         if len(view.legal_actions) == 1:
             return int(view.legal_actions[0])
         p = self.distribution(view)

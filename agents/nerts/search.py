@@ -6,8 +6,11 @@ At a decision with more than one *candidate* (below), :class:`SearchNertsAgent`
 1. samples ``samples`` completions of what the seat cannot see (N35): every seat's face-down
    Nerts cards, stock and waste below the top, shuffled uniformly from the cards of that
    seat's deck that the view does not show (its Nerts and waste tops, work piles and its
-   cards on the foundations; N34). It uses the current view only, never memory of cards
-   turned earlier, so it knows less than a seat may; it never reads a hidden card;
+   cards on the foundations; N34). By default it uses the current view only, never memory
+   of cards turned earlier, so it knows less than a seat may. With ``memory=1`` it
+   remembers every waste top it has seen this hand (:mod:`agents.nerts.memory`, N35): those
+   cards keep their places in every sample and only the rest are shuffled. It never reads
+   a hidden card;
 2. for each sample and each candidate, plays the hand on from a copy: the seat plays the
    candidate, then every seat (itself included) plays the compiled expert
    (:mod:`agents.nerts._bot_kernels`) until the hand ends or ``horizon`` steps have passed;
@@ -38,6 +41,7 @@ import numpy as np
 
 from agents.nerts import _bot_kernels as BK
 from agents.nerts.bots import NertsBot
+from agents.nerts.memory import WasteMemory
 from gnome_env.core import rng as grng
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
@@ -66,15 +70,29 @@ def hidden_places(g, j, places):
 
 
 @maybe_njit
-def _fill_hidden(det, base, p, hid, hid_n, key, sample, places):
-    """Copy ``base`` into ``det`` and deal every seat's hidden cards (``hid[j, :hid_n[j]]``,
-    shuffled with the stream (SEARCH, key, sample, j)) into its :func:`hidden_places`."""
+def free_places(g, j, places, known):
+    """Seat ``j``'s :func:`hidden_places` whose card is not remembered (``known[cell]`` 0),
+    in that order, into ``places``; returns how many."""
+    n = hidden_places(g, j, places)
+    m = 0
+    for i in range(n):
+        if known[places[i]] == 0:
+            places[m] = places[i]
+            m += 1
+    return m
+
+
+@maybe_njit
+def _fill_hidden(det, base, p, hid, hid_n, known, key, sample, places):
+    """Copy ``base`` into ``det`` and deal every seat's unknown hidden cards
+    (``hid[j, :hid_n[j]]``, shuffled with the stream (SEARCH, key, sample, j)) into its
+    :func:`free_places` (remembered cards stay where ``base`` has them)."""
     for i in range(base.shape[0]):
         det[i] = base[i]
     for j in range(p):
         row = hid[j]
         grng.shuffle(row, hid_n[j], SEARCH, key, sample, j)
-        for i in range(hidden_places(det, j, places)):
+        for i in range(free_places(det, j, places, known)):
             det[places[i]] = row[i]
 
 
@@ -112,8 +130,26 @@ def _playout(g, prm, me, first, horizon, key, sample, ids, sc, bs, acts):
 
 
 @maybe_njit
-def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  det, g, ids, sc, bs, acts, hid_work, places, out, now, sq):  # fmt: skip
+def add_sample(det, prm, me, cands, nc, horizon, key, sample, score_weight, g, ids, sc, bs, acts,
+               out, now, sq):  # fmt: skip
+    """Play every candidate on one completed deal ``det`` (:func:`_playout`, priority
+    stream ``sample``): add its value to ``out[c]`` and its squared difference from the
+    first candidate's to ``sq[c]`` (``now``: this sample's values)."""
+    for c in range(nc):
+        for k in range(det.shape[0]):
+            g[k] = det[k]
+        share, diff = _playout(g, prm, me, cands[c], horizon, key, sample, ids, sc, bs, acts)
+        now[c] = share + score_weight * diff
+        out[c] += now[c]
+    for c in range(nc):
+        d = now[c] - now[0]
+        sq[c] += d * d
+
+
+@maybe_njit
+def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, known,
+                  score_weight, det, g, ids, sc, bs, acts, hid_work, places, out, now,
+                  sq):  # fmt: skip
     """``out[c]``: the mean playout value of candidate ``cands[c]`` over ``samples``
     completions (the same completions and priority streams for every candidate);
     ``sq[c]``: the mean over the samples of the squared difference between its value and
@@ -126,16 +162,9 @@ def search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, s
         for j in range(p):
             for k in range(hid_n[j]):
                 hid_work[j, k] = hid[j, k]
-        _fill_hidden(det, base, p, hid_work, hid_n, key, i, places)
-        for c in range(nc):
-            for k in range(det.shape[0]):
-                g[k] = det[k]
-            share, diff = _playout(g, prm, me, cands[c], horizon, key, i, ids, sc, bs, acts)
-            now[c] = share + score_weight * diff
-            out[c] += now[c]
-        for c in range(nc):
-            d = now[c] - now[0]
-            sq[c] += d * d
+        _fill_hidden(det, base, p, hid_work, hid_n, known, key, i, places)
+        add_sample(det, prm, me, cands, nc, horizon, key, i, score_weight, g, ids, sc, bs, acts,
+                   out, now, sq)  # fmt: skip
     for c in range(nc):
         out[c] /= samples
         sq[c] /= samples
@@ -158,11 +187,27 @@ def clear_gain(values, sq, best, samples, margin, z):
 
 
 @maybe_njit
-def hidden_from_row(g, hid, hid_n, places):
-    """Each seat's hidden cards (its :func:`hidden_places`) of a full game row, sorted (so
-    that nothing of their order is kept), into ``hid`` / ``hid_n``."""
+def known_from_seen(g, seen, b, known, places):
+    """``known[cell]`` = 1 for every hidden place of the full row ``g`` holding a card that
+    has been a waste top (``seen[b, j, card]``,
+    :func:`agents.nerts.memory.remember_waste_tops`), 0 elsewhere: what memory of waste tops
+    tells every seat (N34, N35). With fewer than ``b + 1`` rows in ``seen``: nothing known."""
+    for i in range(known.shape[0]):
+        known[i] = 0
+    if seen.shape[0] <= b:
+        return
     for j in range(g[K.C_P]):
-        n = hidden_places(g, j, places)
+        for i in range(hidden_places(g, j, places)):
+            if seen[b, j, g[places[i]]]:
+                known[places[i]] = 1
+
+
+@maybe_njit
+def hidden_from_row(g, hid, hid_n, known, places):
+    """Each seat's hidden cards that are not remembered (its :func:`free_places`) of a full
+    game row, sorted (so that nothing of their order is kept), into ``hid`` / ``hid_n``."""
+    for j in range(g[K.C_P]):
+        n = free_places(g, j, places, known)
         for i in range(n):
             hid[j, i] = g[places[i]]
         for i in range(1, n):  # insertion sort
@@ -176,16 +221,9 @@ def hidden_from_row(g, hid, hid_n, places):
 
 
 @maybe_njit
-def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_weight,
-                margin, z, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
-                values, now, sq):  # fmt: skip
-    """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
-    by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
-    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0, nc)``: with
-    ``nc > 1`` the candidates are ``cands[:nc]`` (the expert's move first) and their mean
-    playout values ``values[:nc]``."""
-    if n == 1:
-        return ids[0], 0, 1
+def candidates(base, prm, me, ids, n, sc, bs, cands):
+    """The search's candidates for seat ``me`` of ``base`` (legal ids ``ids[:n]``) into
+    ``cands``, the expert's move first (module docstring); returns how many."""
     K.fill_need(base, sc)
     expert = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_EXPERT)
     greedy = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_GREEDY)
@@ -203,11 +241,27 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
         if not seen:
             cands[nc] = a
             nc += 1
+    return nc
+
+
+@maybe_njit
+def search_core(base, prm, me, ids, n, hid, hid_n, known, key, samples, horizon, score_weight,
+                margin, z, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
+                values, now, sq):  # fmt: skip
+    """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
+    by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
+    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0, nc)``: with
+    ``nc > 1`` the candidates are ``cands[:nc]`` (the expert's move first) and their mean
+    playout values ``values[:nc]``."""
+    if n == 1:
+        return ids[0], 0, 1
+    nc = candidates(base, prm, me, ids, n, sc, bs, cands)
+    expert = cands[0]
     if nc == 1:
         return expert, 0, 1
-    search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, score_weight,
-                  buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, values, now,
-                  sq)  # fmt: skip
+    search_values(base, prm, me, cands, nc, samples, horizon, key, hid, hid_n, known,
+                  score_weight, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, values,
+                  now, sq)  # fmt: skip
     best = 0
     for c in range(1, nc):
         if values[c] > values[best]:
@@ -219,11 +273,14 @@ def search_core(base, prm, me, ids, n, hid, hid_n, key, samples, horizon, score_
 
 @maybe_njit
 def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin, z,
-                 hid, hid_n, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
-                 values, now, sq, out, deviated, qv):  # fmt: skip
+                 seen, hid, hid_n, known, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
+                 places, cands, values, now, sq, out, deviated, qv):  # fmt: skip
     """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
     batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
     ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move. With
+    ``seen.shape[0] == B`` (:func:`agents.nerts.memory.remember_waste_tops`) the search
+    remembers waste tops (:func:`known_from_seen`; ``known`` is its buffer); with an empty
+    ``seen`` it remembers nothing. With
     ``qv.shape[0] == B``, ``qv[b]`` gets the searching seat's candidate values (NaN for the
     other actions, all NaN when nothing was searched): one searching seat per game then."""
     for b in range(st.shape[0]):
@@ -233,9 +290,10 @@ def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight
             if who[b, s] == 0 or counts[b, s] == 0:
                 continue
             if not filled:
-                hidden_from_row(g, hid, hid_n, places)
+                known_from_seen(g, seen, b, known, places)
+                hidden_from_row(g, hid, hid_n, known, places)
                 filled = True
-            a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n,
+            a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n, known,
                                      keys[b, s], samples, horizon, score_weight, margin, z,
                                      buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
                                      places, cands, values, now, sq)  # fmt: skip
@@ -267,6 +325,8 @@ class SearchBuffers:
         self.values = np.zeros(n_actions + 1, np.float64)
         self.now = np.zeros(n_actions + 1, np.float64)
         self.sq = np.zeros(n_actions + 1, np.float64)
+        self.known = np.zeros(K.ROW, np.int8)
+        self.no_seen = np.zeros((0, K.MAX_P, K.MAX_DECK), np.bool_)  # search_batch: no memory
 
     def tail(self) -> tuple:
         """The buffers after ``hid, hid_n`` in the kernels' argument order."""
@@ -293,6 +353,7 @@ class SearchNertsAgent(NertsBot):
         score_weight: float = 0.1,
         margin: float = 0.3,
         z: float = 0.0,
+        memory: bool = False,
     ) -> None:
         super().__init__(seed, config)
         if self.config.jokers:
@@ -308,6 +369,9 @@ class SearchNertsAgent(NertsBot):
         self.score_weight = float(score_weight)
         self.margin = float(margin)
         self.z = float(z)
+        if not isinstance(memory, (bool, np.bool_)) and memory not in (0, 1):
+            raise ValueError(f"search memory must be 0 or 1, got {memory!r}")
+        self.memory = WasteMemory() if memory else None
         self._params: dict[NertsConfig, tuple[KernelParams, np.ndarray, SearchBuffers]] = {}
         self.decisions = 0
         self.deviated = 0
@@ -316,6 +380,8 @@ class SearchNertsAgent(NertsBot):
         """The search's move for ``view.seat`` (module docstring)."""
         legal = view.legal_actions
         self.decisions += 1
+        if self.memory is not None:  # every step's view, so that no step is missed
+            self.memory.observe(view)
         if len(legal) == 1:
             return legal[0]
         if view.config not in self._params:
@@ -323,10 +389,10 @@ class SearchNertsAgent(NertsBot):
             bufs = SearchBuffers(params.n_actions)
             self._params[view.config] = (params, np.zeros(K.ROW, np.int32), bufs)
         params, base, bufs = self._params[view.config]
-        row_from_view(view, base, bufs.hid, bufs.hid_n)
+        row_from_view(view, base, bufs.hid, bufs.hid_n, bufs.known, self.memory)
         ids = np.asarray(legal, np.int16)
         a, dev, _ = search_core(
-            base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n,
+            base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n, bufs.known,
             sample_key(self.seed or 0, view.hand, view.step), self.samples, self.horizon,
             self.score_weight, self.margin, self.z, *bufs.tail(),
         )  # fmt: skip
@@ -334,9 +400,18 @@ class SearchNertsAgent(NertsBot):
         return int(a)
 
 
-def row_from_view(view: NertsView, g: np.ndarray, hid: np.ndarray, hid_n: np.ndarray) -> None:
+def row_from_view(
+    view: NertsView,
+    g: np.ndarray,
+    hid: np.ndarray,
+    hid_n: np.ndarray,
+    known: np.ndarray | None = None,
+    memory: WasteMemory | None = None,
+) -> None:
     """The kernel row of ``view``'s position with every hidden card left out (zeros), and
-    each seat's hidden cards (``hid[j, :hid_n[j]]``): its deck less what the view shows."""
+    each seat's hidden cards (``hid[j, :hid_n[j]]``): its deck less what the view shows.
+    With ``memory`` (which has observed ``view``), every remembered card is written in its
+    place and marked in ``known`` (:func:`free_places`), and left out of ``hid``."""
     cfg = view.config
     p = view.num_players
     g[:] = 0
@@ -386,10 +461,20 @@ def row_from_view(view: NertsView, g: np.ndarray, hid: np.ndarray, hid_n: np.nda
     for f in range(cfg.num_slots, K.MAX_F):
         g[K.SL_SUIT + f] = -1
     g[K.C_LOG_LEN] = log
+    if known is not None:
+        known[:] = 0
+    if memory is not None:
+        if known is None:
+            raise ValueError("row_from_view: memory needs a known array")
+        for s in range(p):
+            for cell, card in memory.known(s):
+                g[cell] = card
+                known[cell] = 1
+                shown[s, card] = True
     places = np.zeros(K.MAX_DECK, np.int64)
     for s in range(p):
         cards = np.flatnonzero(~shown[s])
-        want = hidden_places(g, s, places)
+        want = hidden_places(g, s, places) if known is None else free_places(g, s, places, known)
         if len(cards) != want:
             raise RuntimeError(f"seat {s}: {len(cards)} unseen cards for {want} hidden places")
         hid_n[s] = len(cards)

@@ -168,3 +168,24 @@ def test_the_shipped_student_is_the_strongest_policy_and_mostly_plays_the_expert
             game.step(moves)
     assert same + differ >= 100
     assert differ >= 1 and same >= 0.85 * (same + differ)
+
+
+def test_a_memory_run_writes_a_student_that_reads_its_seats_memory(tmp_path):
+    """``--memory``: the teacher remembers waste tops and the student's network reads the
+    memory features after the observation; the agent loaded from it keeps a WasteMemory
+    from the views it is shown and plays legal moves."""
+    from agents.nerts.memory import MEMORY_FEATURES, WasteMemory
+
+    assert main(["--out", str(tmp_path / "m"), *TINY, "--memory"]) == 0
+    data = read_checkpoint(tmp_path / "m" / "policy.pt")
+    assert data["network"] == {"hidden": [16], "expert_hint": True, "memory": True}
+    rules = NertsConfig()
+    first = data["state_dict"]["trunk.0.weight"]
+    assert first.shape[1] == NertsEncoder(rules).size + MEMORY_FEATURES
+    config = NertsConfig(num_players=2)
+    agent = make_nerts_agent(f"ppo:{tmp_path / 'm' / 'policy.pt'}", 0, config)
+    assert isinstance(agent.memory, WasteMemory)
+    nerts_agent_plays_legal_moves(agent, config, 3, 60)
+    assert sum(len(agent.memory.known(j)) for j in range(2)) > 0  # it watched the steps
+    with pytest.raises(ValueError, match="memory"):
+        NertsPolicyNetwork(10, 4, [8], memory="yes")

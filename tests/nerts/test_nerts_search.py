@@ -125,7 +125,8 @@ def test_the_batched_search_decides_as_the_agent_from_its_view():
                 keys[b, s] = sample_key(7 + s, game.hand, game.steps)
         out = np.zeros((3, 6), np.int64)
         dev = np.zeros((3, 6), np.int64)
-        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.hid, bufs.hid_n,
+        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.no_seen,
+                     bufs.hid, bufs.hid_n, bufs.known,
                      *bufs.tail(), out, dev, np.zeros((0, 1), np.float32))  # fmt: skip
         for b in range(3):
             game = engine.game(b)

@@ -15,8 +15,22 @@ gives the hint; seat 0 plays the teacher's move in round 0 and the student's mos
 move in later rounds (DAgger: the positions the student reaches, the teacher's labels).
 Every position with more than one legal action is a sample (the seat's ``nerts_v0``
 observation, its mask, the hint, the label). After each round the student is fitted by
-cross-entropy over all samples so far; every twentieth sample is held out for the accuracy
-figures (the same ones in every round, so no held-out sample was ever fitted).
+cross-entropy over all samples so far; the games of every :data:`HOLD_OUT`-th engine slot are
+held out for the accuracy figures (whole games, the same slots in every round, so no held-out
+position was fitted or shares a deal with a fitted one).
+
+With ``--memory`` the teacher remembers every waste top of the hand (``search:memory=1``,
+:mod:`agents.nerts.memory`, from :func:`~agents.nerts.memory.remember_waste_tops` on the
+rows) and the student reads seat 0's memory features after its observation
+(:func:`~agents.nerts.memory.memory_features_rows`; the agent builds the same from the views
+it is shown).
+
+``--teacher oracle`` (:mod:`training.nerts.oracle`, ``--target value`` only) labels instead
+with one playout per candidate on the true deal: an unbiased, very noisy estimate of each
+candidate's gain over the expert's move. Round 0 then plays the expert's move (the oracle's
+own choices would steer by the hidden cards). With value targets the held-out figures also
+give :func:`held_gains`: the teacher's value of the student's choices minus the expert's,
+per decision -- with the oracle, an unbiased estimate of the student's one-step gain.
 
 Every draw is seeded: the engine's games from ``(seed, round)``, the teacher's samples from
 its stream per (slot, hand, step), the fit from a ``torch.Generator``; with one torch thread
@@ -57,6 +71,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--envs", type=int, default=48, help="games stepped together")
     p.add_argument("--rounds", type=int, default=3, help="round 0 teacher, then DAgger")
     p.add_argument("--steps", type=int, default=600, help="engine steps per round")
+    p.add_argument(
+        "--teacher", choices=("search", "oracle"), default="search",
+        help="search: the search bot's labels; oracle: one playout per candidate on the true "
+        "deal (training/nerts/oracle.py; needs --target value; round 0 plays the expert)",
+    )  # fmt: skip
     p.add_argument("--samples", type=int, default=16, help="the teacher's sampled deals")
     p.add_argument("--horizon", type=int, default=60, help="the teacher's playout steps")
     p.add_argument("--margin", type=float, default=0.3, help="the teacher's margin")
@@ -64,6 +83,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--z", type=float, default=0.0,
         help="the teacher's deviation test: standard errors its gain must also exceed (0: none)",
+    )  # fmt: skip
+    p.add_argument(
+        "--no-wait-deviations", action="store_true",
+        help="with --target value: waiting is never a move to leave the expert's for (its "
+        "value is dropped where the expert does not wait)",
+    )  # fmt: skip
+    p.add_argument(
+        "--memory", action="store_true",
+        help="the teacher remembers waste tops (search:memory=1) and the student reads its "
+        "seat's memory features (agents/nerts/memory.py)",
     )  # fmt: skip
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--epochs", type=int, default=4, help="passes over the samples per round")
@@ -87,6 +116,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             p.error(f"--{name} must be at least 1")
     if min(args.hidden) < 1 or args.lr <= 0 or min(args.margin, args.score_weight, args.z) < 0:
         p.error("--hidden and --lr must be positive, --margin, --score-weight and --z at least 0")
+    if args.teacher == "oracle" and args.target != "value":
+        p.error("--teacher oracle needs --target value (its one-deal labels are for regression)")
     if not 0 <= args.hint_init <= 50:
         p.error("--hint-init must be in [0, 50]")
     out = Path(args.out)
@@ -100,11 +131,19 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     import torch
 
     from agents.nerts import _bot_kernels as BK
+    from agents.nerts.memory import (
+        MEMORY_FEATURES,
+        memory_features_rows,
+        remember_waste_tops,
+        seen_array,
+    )
     from agents.nerts.search import SearchBuffers, sample_key, search_batch
     from gnome_env.core import rng as grng
     from gnome_env.nerts import _kernels as K
+    from gnome_env.nerts.actions import WAIT
     from gnome_env.nerts.config import NertsConfig
     from gnome_env.nerts.vector import NertsVectorEngine
+    from training.nerts.oracle import OracleBuffers, oracle_batch
 
     counts = [args.players[e % len(args.players)] for e in range(args.envs)]
     rules = NertsConfig(max_steps_per_hand=400)
@@ -112,6 +151,10 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     obs, masks = engine.reset(seed=grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM, rnd))
     st, prm, ids, lcounts = engine.compiled_state()
     b = args.envs
+    seen = seen_array(b)  # the waste tops of each game's hand so far (--memory)
+    remember_waste_tops(st, seen)
+    feats = np.zeros((b, MEMORY_FEATURES), np.float32)
+    seat0 = np.zeros(b, np.int64)
     experts = np.zeros((b, 6), np.int64)  # every seat: the opponents' moves and seat 0's hint
     for e, n in enumerate(counts):
         experts[e, :n] = BK.KIND_EXPERT
@@ -120,8 +163,10 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     sc = np.zeros(K.SCRATCH, np.int64)
     bs = BK.empty_scratch(engine.n_actions)
     bufs = SearchBuffers(engine.n_actions)
+    obufs = OracleBuffers(engine.n_actions)
+    oracle = args.teacher == "oracle"
     key_base = grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM + 1, rnd)
-    out: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "hint": [], "label": []}
+    out: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "mask", "hint", "label", "slot")}
     values = args.target == "value"
     out["value"] = []
     qv = np.zeros((b, engine.n_actions) if values else (0, 1), np.float32)
@@ -136,13 +181,23 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
         for e in range(b):
             keys[e, 0] = sample_key(key_base + int(seeds[e]) % 1_000_003, 0, int(steps[e]))
         label = np.zeros((b, 6), np.int64)
-        dev = np.zeros((b, 6), np.int64)
-        search_batch(st, prm, ids, lcounts, who, keys, args.samples, args.horizon,
-                     args.score_weight, args.margin, args.z, bufs.hid, bufs.hid_n, *bufs.tail(),
-                     label, dev, qv)  # fmt: skip
+        if oracle:
+            oracle_batch(st, prm, ids, lcounts, keys[:, 0], args.horizon, args.score_weight,
+                         *obufs.tail(), qv)  # fmt: skip
+            label[:, 0] = oracle_labels(qv, hint, args.margin)
+        else:
+            dev = np.zeros((b, 6), np.int64)
+            search_batch(st, prm, ids, lcounts, who, keys, args.samples, args.horizon,
+                         args.score_weight, args.margin, args.z,
+                         seen if args.memory else bufs.no_seen, bufs.hid,
+                         bufs.hid_n, bufs.known,
+                         *bufs.tail(), label, dev, qv)  # fmt: skip
         o, m = obs[:, 0].copy(), masks[:, 0].astype(bool)
-        if rnd == 0:
-            joint[:, 0] = label[:, 0]
+        if args.memory:  # the student reads seat 0's memory features too
+            memory_features_rows(st, seen, seat0, rules.turn_size, feats)
+            o = np.concatenate([o, feats], axis=1)
+        if rnd == 0:  # the oracle's moves would steer by the hidden cards: the expert plays
+            joint[:, 0] = hint if oracle else label[:, 0]
         else:
             with torch.no_grad():
                 logits, _ = net(torch.as_tensor(o), torch.as_tensor(m), torch.as_tensor(hint))
@@ -152,14 +207,29 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
         out["mask"].append(m[keep])
         out["hint"].append(hint[keep])
         out["label"].append(label[keep, 0])
+        out["slot"].append(np.flatnonzero(keep))
         if values:
-            out["value"].append(qv[keep].astype(np.float16))
+            if args.no_wait_deviations:
+                qv[hint != WAIT, WAIT] = np.nan
+            out["value"].append(qv[keep].copy())
         obs, masks, _, _, _ = engine.step(joint)
+        remember_waste_tops(st, seen)
         if (t + 1) % 100 == 0 or t + 1 == args.steps:
             n = sum(len(x) for x in out["label"])
             log(f"round {rnd}: step {t + 1}/{args.steps}, {n} samples, "
                 f"{time.perf_counter() - start:.0f} s")  # fmt: skip
     return {k: np.concatenate(v) for k, v in out.items() if v}
+
+
+def oracle_labels(qv: np.ndarray, hint: np.ndarray, margin: float) -> np.ndarray:
+    """Each row's best valued candidate where it beats the expert's move (``hint``) by more
+    than ``margin``, else the expert's move."""
+    filled = np.where(np.isnan(qv), -np.inf, qv)
+    best = filled.argmax(1)
+    rows = np.arange(len(hint))
+    with np.errstate(invalid="ignore"):  # -inf - -inf: nothing valued, the expert's move
+        gain = filled[rows, best] - filled[rows, hint]
+    return np.where(np.isfinite(gain) & (gain > margin), best, hint)
 
 
 def value_loss(logits: Any, mask: Any, hint: Any, value: Any, args: argparse.Namespace) -> Any:
@@ -184,6 +254,43 @@ def value_loss(logits: Any, mask: Any, hint: Any, value: Any, args: argparse.Nam
     return (reg.sum() + hinge.sum()) / count.clamp(min=1)
 
 
+#: Every ``HOLD_OUT``-th engine slot's games are held out of the fit in every round: whole
+#: games, so that no held-out position shares a deal with a fitted one.
+HOLD_OUT = 16
+
+#: Extra logit given to the expert's move in :func:`held_gains` (0: the student as it is).
+SHIFTS = (0.0, 1.0, 2.0, 4.0)
+
+
+def held_gains(logits: Any, hint: Any, value: Any) -> dict[str, float]:
+    """The held-out positions' teacher values of the student's choices: for each shift in
+    :data:`SHIFTS` of the expert move's logit, how often the student leaves the expert's
+    move (``off``), the mean over positions of its chosen move's value minus the expert's
+    (``gain``, a deviation to a move the teacher did not value counting 0) with its standard
+    error (``se``), and the share of deviations the teacher did not value (``unvalued``).
+    With the oracle teacher each value is an unbiased one-deal estimate, so ``gain`` is an
+    unbiased estimate of the student's one-step gain over the expert per decision."""
+    import torch
+
+    rows = torch.arange(len(hint))
+    out: dict[str, float] = {}
+    v_hint = value[rows, hint]
+    for shift in SHIFTS:
+        shifted = logits.clone()
+        shifted[rows, hint] += shift
+        pred = shifted.argmax(1)
+        dev = pred != hint
+        v_pred = value[rows, pred]
+        valued = dev & ~torch.isnan(v_pred) & ~torch.isnan(v_hint)
+        gain = torch.where(valued, v_pred - v_hint, torch.zeros_like(v_pred)).double()
+        tag = f"shift{shift:g}"
+        out[f"{tag}_off"] = float(dev.double().mean())
+        out[f"{tag}_gain"] = float(gain.mean())
+        out[f"{tag}_se"] = float(gain.std() / max(len(gain), 1) ** 0.5)
+        out[f"{tag}_unvalued"] = float((dev & ~valued).sum()) / max(int(dev.sum()), 1)
+    return out
+
+
 def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespace, log: Any):
     """Cross-entropy of the student's masked logits against the teacher's labels; returns
     the held-out accuracy overall and on the labels that leave the expert's move."""
@@ -196,7 +303,8 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
     value = torch.as_tensor(data["value"]) if "value" in data else None
     n = len(label)
     index = torch.arange(n)
-    held, train = index[index % 20 == 0], index[index % 20 != 0]  # the same split every round
+    out = torch.as_tensor(data["slot"]) % HOLD_OUT == 0  # whole games: the same slots every round
+    held, train = index[out], index[~out]
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     figures: dict[str, float] = {}
     for epoch in range(args.epochs):
@@ -225,6 +333,8 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
             else float("nan"),
             "student_off_expert": float((pred != hint[held]).float().mean()),
         }
+        if value is not None:
+            figures |= held_gains(logits, hint[held], value[held].float())
         log(f"fit epoch {epoch + 1}/{args.epochs}: " + ", ".join(
             f"{k} {v:.4f}" for k, v in figures.items()))  # fmt: skip
     return figures
@@ -246,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     rules = NertsConfig()
     net = NertsPolicyNetwork(
         NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
-        hint_init=args.hint_init,
+        hint_init=args.hint_init, memory=args.memory,
     )  # fmt: skip
     gen = torch.Generator().manual_seed(args.seed)
     net.reset_parameters(gen)
