@@ -29,7 +29,6 @@ the hidden cards are worth. Prints the win share with a 95% interval, as the pil
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from nerts_search_pilot import SearchTable, add_search_options, play, search_settings
+from nerts_search_pilot import SearchTable, add_search_options, play, report, search_settings
 
 from agents.nerts import search as S
 from gnome_env.core import rng as grng
@@ -166,14 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     shares, decisions, deviations = play(
         args.players, args.games, args.seed, args.envs, settings, knowing_table(args.knows)
     )
-    half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan
-    print(
-        f"players {args.players}, games {len(shares)}, seed {args.seed}, knows {args.knows}: "
-        f"win share {shares.mean():.4f} [{shares.mean() - half:.4f}, {shares.mean() + half:.4f}] "
-        f"(1/n = {1 / args.players:.3f}), left the expert at "
-        f"{deviations / max(decisions, 1):.1%} of {decisions:,} decisions, "
-        f"{time.perf_counter() - start:.0f} s"
-    )
+    print(report(args.players, args.seed, f", knows {args.knows}", shares, decisions,
+                 deviations, time.perf_counter() - start))  # fmt: skip
     return 0
 
 

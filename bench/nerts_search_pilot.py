@@ -165,16 +165,27 @@ def main(argv: list[str] | None = None) -> int:
         settings = None
     start = time.perf_counter()
     shares, decisions, deviations = play(args.players, args.games, args.seed, args.envs, settings)
-    half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan
     who = "expert" if settings is None else ", ".join(f"{k} {v}" for k, v in settings.items())
-    left = f", left the expert at {deviations / max(decisions, 1):.1%} of {decisions:,} decisions"
-    print(
-        f"players {args.players}, games {len(shares)}, seed {args.seed} ({who}): win share "
-        f"{shares.mean():.4f} [{shares.mean() - half:.4f}, {shares.mean() + half:.4f}] "
-        f"(1/n = {1 / args.players:.3f}){left if settings else ''}, "
-        f"{time.perf_counter() - start:.0f} s"
-    )
+    print(report(args.players, args.seed, f" ({who})", shares, decisions if settings else None,
+                 deviations, time.perf_counter() - start))  # fmt: skip
     return 0
+
+
+def report(players: int, seed: int, label: str, shares: np.ndarray, decisions: int | None,
+           deviations: int, seconds: float) -> str:  # fmt: skip
+    """The line a search bench prints: the tested seat's mean win share with its 95%
+    interval over games, and (unless ``decisions`` is None) how often it left the expert."""
+    half = 1.96 * shares.std(ddof=1) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan
+    left = (
+        ""
+        if decisions is None
+        else f", left the expert at {deviations / max(decisions, 1):.1%} of {decisions:,} decisions"
+    )
+    return (
+        f"players {players}, games {len(shares)}, seed {seed}{label}: win share "
+        f"{shares.mean():.4f} [{shares.mean() - half:.4f}, {shares.mean() + half:.4f}] "
+        f"(1/n = {1 / players:.3f}){left}, {seconds:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -34,6 +34,18 @@ def _hidden_stock_cells(game: NertsGame, seat: int) -> dict[int, int]:
     return out
 
 
+def _batch_with_memory(seats: list[int], seed: int):
+    """A batched engine of one game per entry of ``seats`` after reset, its rows, and the
+    waste tops seen so far (``remember_waste_tops``)."""
+    config = NertsConfig(max_steps_per_hand=300)
+    engine = NertsVectorEngine(config, len(seats), num_players=seats, observations="none")
+    engine.reset(seed=seed)
+    st = engine.compiled_state()[0]
+    seen = seen_array(len(seats))
+    remember_waste_tops(st, seen)
+    return config, engine, st, seen
+
+
 @pytest.mark.parametrize("players", [2, 3, 5])
 def test_n35_memory_holds_exactly_the_waste_tops_seen_where_they_are(players):
     """Mixed expert and random play (turns, recycles, shifts, remedies, waste plays, blocked
@@ -96,12 +108,7 @@ def test_a_missed_step_forgets_rather_than_guesses():
 def test_the_batched_memory_is_the_views_memory():
     """``remember_waste_tops`` on the batched engine's rows and ``known_from_seen`` mark
     exactly the cells a seat's ``WasteMemory`` holds, in every game of a batch."""
-    config = NertsConfig(max_steps_per_hand=300)
-    engine = NertsVectorEngine(config, 4, num_players=[2, 3, 4, 6], observations="none")
-    engine.reset(seed=5)
-    st, _, _, _ = engine.compiled_state()
-    seen = seen_array(4)
-    remember_waste_tops(st, seen)
+    _, engine, st, seen = _batch_with_memory([2, 3, 4, 6], 5)
     memories = [WasteMemory() for _ in range(4)]
     known = np.zeros(K.ROW, np.int8)
     places = np.zeros(K.MAX_DECK, np.int64)
@@ -126,13 +133,9 @@ def test_the_batched_memory_search_decides_as_the_agents_that_watched_every_step
     """``search_batch`` with the rows' memory decides as ``search:memory=1`` agents that saw
     every view of their game; with memory the decisions differ from the search without it
     somewhere (it is used)."""
-    config = NertsConfig(max_steps_per_hand=300)
-    engine = NertsVectorEngine(config, 3, num_players=[2, 3, 4], observations="none")
-    engine.reset(seed=23)
-    st, prm, ids, counts = engine.compiled_state()
+    config, engine, st, seen = _batch_with_memory([2, 3, 4], 23)
+    _, prm, ids, counts = engine.compiled_state()
     bufs = SearchBuffers(engine.n_actions)
-    seen = seen_array(3)
-    remember_waste_tops(st, seen)
     agents = {}
     for b in range(3):
         cfg = config.replace(num_players=engine.game(b).num_players)
@@ -242,12 +245,7 @@ def test_memory_features_name_the_remembered_next_cards_alike_from_views_and_row
         memory_features_rows,
     )
 
-    config = NertsConfig(max_steps_per_hand=300)
-    engine = NertsVectorEngine(config, 4, num_players=[2, 3, 4, 6], observations="none")
-    engine.reset(seed=9)
-    st, _, _, _ = engine.compiled_state()
-    seen = seen_array(4)
-    remember_waste_tops(st, seen)
+    config, engine, st, seen = _batch_with_memory([2, 3, 4, 6], 9)
     memories = {(b, s): WasteMemory() for b in range(4) for s in range(6)}
     rows = np.zeros((4, MEMORY_FEATURES), np.float32)
     gen = np.random.default_rng(4)
