@@ -40,7 +40,6 @@ import numpy as np
 from nerts_search_pilot import SearchTable, add_search_options, play, report, search_settings
 
 from agents.nerts import search as S
-from gnome_env.core import rng as grng
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
 
@@ -49,83 +48,41 @@ NONE, MEMORY, OWN, STOCKS, ALL = range(len(KNOWS))
 
 
 @maybe_njit
-def _redeal(det, base, me, key, sample, seen, mode, places, row, unknown):
-    """``det`` = ``base`` with each seat's hidden cards that ``mode`` does not know redealt
-    among their places: sorted, then shuffled with the search's stream (SEARCH, key, sample,
-    seat), so that with nothing known this is the search's own sample."""
-    for i in range(base.shape[0]):
-        det[i] = base[i]
-    for j in range(base[K.C_P]):
-        n = S.hidden_places(det, j, places)
-        face_down = max(det[K.S_NLEN + j] - 1, 0)  # the first places: the Nerts pile's
-        m = 0
-        for i in range(n):
-            c = det[places[i]]
+def known_cells(g, seen, me, mode, known, places):
+    """``known[cell]`` = 1 for every hidden place of row ``g`` whose card ``mode`` lets the
+    searching seat ``me`` know (module docstring; ``seen``: the row's waste tops seen), 0
+    elsewhere: the search keeps those cards in place and redeals the rest
+    (:func:`agents.nerts.search.free_places`), so with nothing known it is the search."""
+    for i in range(known.shape[0]):
+        known[i] = 0
+    for j in range(g[K.C_P]):
+        face_down = max(g[K.S_NLEN + j] - 1, 0)  # the first hidden places: the Nerts pile's
+        for i in range(S.hidden_places(g, j, places)):
             stock = i >= face_down
-            known = (mode == ALL or (mode == STOCKS and stock)
-                     or (mode == OWN and stock and j == me)
-                     or (mode == MEMORY and stock and seen[j, c]))  # fmt: skip
-            if not known:
-                row[m] = c
-                unknown[m] = places[i]
-                m += 1
-        for i in range(1, m):  # insertion sort, as hidden_from_row
-            x = row[i]
-            k = i - 1
-            while k >= 0 and row[k] > x:
-                row[k + 1] = row[k]
-                k -= 1
-            row[k + 1] = x
-        grng.shuffle(row, m, S.SEARCH, key, sample, j)
-        for i in range(m):
-            det[unknown[i]] = row[i]
-
-
-@maybe_njit
-def known_values(base, prm, me, cands, nc, samples, horizon, key, score_weight, seen, mode, det,
-                 g, ids, sc, bs, acts, places, row, unknown, out, now, sq):  # fmt: skip
-    """:func:`agents.nerts.search.search_values` with the samples of :func:`_redeal`."""
-    for c in range(nc):
-        out[c] = 0.0
-        sq[c] = 0.0
-    for i in range(samples):
-        _redeal(det, base, me, key, i, seen, mode, places, row, unknown)
-        S.add_sample(det, prm, me, cands, nc, horizon, key, i, score_weight, g, ids, sc, bs,
-                     acts, out, now, sq)  # fmt: skip
-    for c in range(nc):
-        out[c] /= samples
-        sq[c] /= samples
+            if (mode == ALL or (mode == STOCKS and stock) or (mode == OWN and stock and j == me)
+                    or (mode == MEMORY and stock and seen[j, g[places[i]]])):  # fmt: skip
+                known[places[i]] = 1
 
 
 @maybe_njit
 def knowing_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin, z,
-                  seen, mode, det, g, bids, sc, bs, acts, places, row, unknown, cands, values,
-                  now, sq, out, deviated):  # fmt: skip
-    """:func:`agents.nerts.search.search_batch` with the samples of :func:`_redeal`."""
+                  seen, mode, hid, hid_n, known, det, g, bids, sc, bs, acts, hid_work, places,
+                  cands, values, now, sq, out, deviated):  # fmt: skip
+    """:func:`agents.nerts.search.search_batch` with what ``mode`` knows
+    (:func:`known_cells`) left in place in every sample."""
     for b in range(st.shape[0]):
         base = st[b]
         for s in range(base[K.C_P]):
-            n = counts[b, s]
-            if who[b, s] == 0 or n == 0:
+            if who[b, s] == 0 or counts[b, s] == 0:
                 continue
-            deviated[b, s] = 0
-            if n == 1:
-                out[b, s] = ids[b, s, 0]
-                continue
-            nc = S.candidates(base, prm, s, ids[b, s], n, sc, bs, cands)
-            out[b, s] = cands[0]
-            if nc == 1:
-                continue
-            known_values(base, prm, s, cands, nc, samples, horizon, keys[b, s], score_weight,
-                         seen[b], mode, det, g, bids, sc, bs, acts, places, row, unknown,
-                         values, now, sq)  # fmt: skip
-            best = 0
-            for c in range(1, nc):
-                if values[c] > values[best]:
-                    best = c
-            if best != 0 and S.clear_gain(values, sq, best, samples, margin, z):
-                out[b, s] = cands[best]
-                deviated[b, s] = 1
+            known_cells(base, seen[b], s, mode, known, places)
+            S.hidden_from_row(base, hid, hid_n, known, places)
+            a, dev, _ = S.search_core(base, prm, s, ids[b, s], counts[b, s], hid, hid_n, known,
+                                      keys[b, s], samples, horizon, score_weight, margin, z,
+                                      det, g, bids, sc, bs, acts, hid_work, places, cands,
+                                      values, now, sq)  # fmt: skip
+            out[b, s] = a
+            deviated[b, s] = dev
 
 
 def knowing_table(knows: str) -> type[SearchTable]:
@@ -133,18 +90,12 @@ def knowing_table(knows: str) -> type[SearchTable]:
     mode = KNOWS.index(knows)
 
     class KnowingTable(SearchTable):
-        def __init__(self, players: int, envs: int, seed: int) -> None:
-            super().__init__(players, envs, seed)  # (it keeps the waste tops seen: .seen)
-            self.row = np.zeros(K.MAX_DECK, np.int32)
-            self.unknown = np.zeros(K.MAX_DECK, np.int64)
-
         def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
-            b = self.bufs
+            b = self.bufs  # (the table keeps the waste tops seen: .seen)
             knowing_batch(self.st, self.prm, self.ids, self.counts, who, keys,
                           settings["samples"], settings["horizon"], settings["score_weight"],
-                          settings["margin"], settings["z"], self.seen, mode, b.det, b.g, b.ids,
-                          b.sc, b.bs, b.acts, b.places, self.row, self.unknown, b.cands,
-                          b.values, b.now, b.sq, out, dev)  # fmt: skip
+                          settings["margin"], settings["z"], self.seen, mode, b.hid, b.hid_n,
+                          b.known, *b.tail(), out, dev)  # fmt: skip
 
     return KnowingTable
 

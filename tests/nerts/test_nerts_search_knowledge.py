@@ -50,9 +50,11 @@ def test_knowing_everything_with_one_sample_gives_the_oracles_values():
         if np.isnan(qv[r]).all():
             continue
         nc = S.candidates(st[r], prm, 0, ids[r, 0], counts[r, 0], b.sc, b.bs, b.cands)
-        script.known_values(st[r], prm, 0, b.cands, nc, 1, 15, keys[r], 0.1, table.seen[r],
-                            script.ALL, b.det, b.g, b.ids, b.sc, b.bs, b.acts, b.places,
-                            table.row, table.unknown, b.values, b.now, b.sq)  # fmt: skip
+        script.known_cells(st[r], table.seen[r], 0, script.ALL, b.known, b.places)
+        S.hidden_from_row(st[r], b.hid, b.hid_n, b.known, b.places)
+        S.search_values(st[r], prm, 0, b.cands, nc, 1, 15, keys[r], b.hid, b.hid_n, b.known,
+                        0.1, b.det, b.g, b.ids, b.sc, b.bs, b.acts, b.hid_work, b.places,
+                        b.values, b.now, b.sq)  # fmt: skip
         got = {int(b.cands[c]): float(np.float32(b.values[c])) for c in range(nc)}
         want = {int(a): float(qv[r, a]) for a in np.flatnonzero(~np.isnan(qv[r]))}
         assert got == want
@@ -113,7 +115,6 @@ def test_a_memory_search_never_reads_a_card_that_was_never_a_waste_top():
     told = [np.zeros_like(first), np.zeros_like(first)]
     for k, state in enumerate((before, table.st)):
         script.knowing_batch(state, table.prm, table.ids, table.counts, who, keys, 3, 15, 0.1,
-                             0.0, 0.0, table.seen, script.ALL, b.det, b.g, b.ids, b.sc, b.bs,
-                             b.acts, b.places, table.row, table.unknown, b.cands, b.values,
-                             b.now, b.sq, told[k], dev)  # fmt: skip
+                             0.0, 0.0, table.seen, script.ALL, b.hid, b.hid_n, b.known,
+                             *b.tail(), told[k], dev)  # fmt: skip
     assert not np.array_equal(told[0], told[1])
