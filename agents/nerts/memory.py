@@ -150,7 +150,8 @@ def seen_array(envs: int) -> np.ndarray:
     return np.zeros((envs, K.MAX_P, K.MAX_DECK), np.bool_)
 
 
-def _ahead(size: int, turn_size: int, k: int) -> int:
+@maybe_njit
+def _ahead(size, turn_size, k):
     """Depth from the stock top of the card that is the waste top after ``k`` more turns
     (1-based), or -1 when the stock runs out before the ``k``-th turn."""
     if turn_size * (k - 1) >= size:
@@ -192,9 +193,9 @@ def memory_features_rows(st, seen, seats, turn, out):
             size = g[K.S_SLEN + j]
             base = r * FEATURE_CARDS * CARD_IDS
             for k in range(1, TURNS_AHEAD + 1):
-                if turn * (k - 1) >= size:
+                depth = _ahead(size, turn, k)
+                if depth < 0:
                     continue
-                depth = min(turn * k, size) - 1
                 c = g[K.STOCK + j * K.MAX_DECK + size - 1 - depth]
                 if seen[b, j, c]:
                     out[b, base + (k - 1) * CARD_IDS + c] = 1.0

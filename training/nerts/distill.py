@@ -151,8 +151,9 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     obs, masks = engine.reset(seed=grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM, rnd))
     st, prm, ids, lcounts = engine.compiled_state()
     b = args.envs
-    seen = seen_array(b)  # the waste tops of each game's hand so far (--memory)
-    remember_waste_tops(st, seen)
+    seen = seen_array(b)  # the waste tops of each game's hand so far (kept with --memory)
+    if args.memory:
+        remember_waste_tops(st, seen)
     feats = np.zeros((b, MEMORY_FEATURES), np.float32)
     seat0 = np.zeros(b, np.int64)
     experts = np.zeros((b, 6), np.int64)  # every seat: the opponents' moves and seat 0's hint
@@ -213,7 +214,8 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
                 qv[hint != WAIT, WAIT] = np.nan
             out["value"].append(qv[keep].copy())
         obs, masks, _, _, _ = engine.step(joint)
-        remember_waste_tops(st, seen)
+        if args.memory:
+            remember_waste_tops(st, seen)
         if (t + 1) % 100 == 0 or t + 1 == args.steps:
             n = sum(len(x) for x in out["label"])
             log(f"round {rnd}: step {t + 1}/{args.steps}, {n} samples, "

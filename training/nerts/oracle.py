@@ -22,14 +22,14 @@ from __future__ import annotations
 import numpy as np
 
 from agents.nerts import _bot_kernels as BK
-from agents.nerts.search import _playout, candidates
+from agents.nerts.search import add_sample, candidates
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
 
 
 @maybe_njit
 def oracle_batch(st, prm, ids, counts, keys, horizon, score_weight, g, buf_ids, sc, bs, acts,
-                 cands, qv):  # fmt: skip
+                 cands, values, now, sq, qv):  # fmt: skip
     """``qv[b, a]``: seat 0's playout value of candidate ``a`` in row ``b`` from the true
     deal (NaN for every other action; all NaN where seat 0 has fewer than two candidates);
     the priority stream of row ``b``'s playouts is keyed by ``keys[b]``."""
@@ -44,11 +44,11 @@ def oracle_batch(st, prm, ids, counts, keys, horizon, score_weight, g, buf_ids, 
         if nc < 2:
             continue
         for c in range(nc):
-            for k in range(base.shape[0]):
-                g[k] = base[k]
-            share, diff = _playout(g, prm, 0, cands[c], horizon, keys[b], 0, buf_ids, sc, bs,
-                                   acts)  # fmt: skip
-            qv[b, cands[c]] = share + score_weight * diff
+            values[c] = 0.0
+        add_sample(base, prm, 0, cands, nc, horizon, keys[b], 0, score_weight, g, buf_ids, sc,
+                   bs, acts, values, now, sq)  # fmt: skip
+        for c in range(nc):
+            qv[b, cands[c]] = values[c]
 
 
 class OracleBuffers:
@@ -61,7 +61,11 @@ class OracleBuffers:
         self.bs = BK.empty_scratch(n_actions)
         self.acts = np.zeros(K.MAX_P, np.int64)
         self.cands = np.zeros(n_actions + 1, np.int64)
+        self.values = np.zeros(n_actions + 1, np.float64)
+        self.now = np.zeros(n_actions + 1, np.float64)
+        self.sq = np.zeros(n_actions + 1, np.float64)
 
     def tail(self) -> tuple:
         """The buffers after ``score_weight`` in :func:`oracle_batch`'s argument order."""
-        return (self.g, self.ids, self.sc, self.bs, self.acts, self.cands)
+        return (self.g, self.ids, self.sc, self.bs, self.acts, self.cands, self.values,
+                self.now, self.sq)  # fmt: skip
