@@ -29,34 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.core.arena import run_arena
 from agents.nerts.expert import ExpertNertsAgent
 from agents.nerts.registry import make_nerts_agent
-from gnome_env.nerts.actions import Kind, action_table
+from gnome_env.nerts.actions import Kind, action_table, parse_kinds
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.information import NertsView
-
-GROUPS: dict[str, frozenset[Kind]] = {
-    "foundation": frozenset({Kind.TO_SLOT, Kind.NEW_FOUNDATION}),
-    "work": frozenset({Kind.TO_WORK, Kind.WORK_MOVE, Kind.SLIDE}),
-    "stock": frozenset({Kind.TURN, Kind.RECYCLE, Kind.SHIFT}),
-    "all": frozenset(Kind),
-    "none": frozenset(),
-    "not-wait": frozenset(Kind) - {Kind.WAIT},
-    **{k.name.lower(): frozenset({k}) for k in Kind},
-}
-
-
-def parse_kinds(text: str) -> frozenset[Kind]:
-    """The kinds of a comma-separated ``--allow`` value; ``ValueError`` naming what is
-    allowed for an unknown name."""
-    out: frozenset[Kind] = frozenset()
-    for name in text.split(","):
-        name = name.strip().lower()
-        if name not in GROUPS:
-            raise ValueError(
-                f"unknown kind {name!r}: use kinds or groups from {', '.join(GROUPS)}, "
-                "joined with commas"
-            )
-        out |= GROUPS[name]
-    return out
 
 
 class GatedAgent:

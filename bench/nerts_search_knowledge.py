@@ -18,6 +18,13 @@ one seat against n-1 compiled experts (the pilot's table), each sample redealing
 - ``own``: the seat's own stock and waste (more than memory gives: an upper bound);
 - ``stocks``: every seat's stock and waste; only the face-down Nerts cards are redealt (an
   upper bound, not a seat's knowledge);
+- ``features``: of the remembered cards, only those the memory features of a learned
+  policy name (:func:`agents.nerts.memory.memory_features`: the waste top after each seat's
+  next three turns and the card under its waste top) stay in place: what a student reading
+  those features could know, at most;
+- ``cycle``: ``features``, and every remembered card of the seat's own stock and waste (the
+  memory features' cycle block, :data:`agents.nerts.memory.CYCLE_FIELDS`, places each of
+  them);
 - ``all``: nothing is redealt, every sample is the true deal (with ``--samples 1``, the
   values of :mod:`training.nerts.oracle`, tested).
 
@@ -39,16 +46,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from nerts_search_pilot import SearchTable, add_search_options, play, report, search_settings
 
+from agents.nerts import memory as M
 from agents.nerts import search as S
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
 
-KNOWS = ("none", "memory", "own", "stocks", "all")
-NONE, MEMORY, OWN, STOCKS, ALL = range(len(KNOWS))
+KNOWS = ("none", "memory", "own", "stocks", "all", "features", "cycle")
+NONE, MEMORY, OWN, STOCKS, ALL, FEATURES, CYCLE = range(len(KNOWS))
 
 
 @maybe_njit
-def known_cells(g, seen, me, mode, known, places):
+def named_by_features(g, j, place, turn):
+    """Whether hidden ``place`` of row ``g`` holds a card of seat ``j`` that the memory
+    features name (if remembered): the waste top after each of the next three turns, or the
+    card under the waste top (:func:`agents.nerts.memory.memory_features_rows`)."""
+    size = g[K.S_SLEN + j]
+    for k in range(1, M.TURNS_AHEAD + 1):
+        depth = M._ahead(size, turn, k)
+        if depth >= 0 and place == K.STOCK + j * K.MAX_DECK + size - 1 - depth:
+            return True
+    w = g[K.S_WLEN + j]
+    return w >= 2 and place == K.WASTE + j * K.MAX_DECK + w - 2
+
+
+@maybe_njit
+def known_cells(g, seen, me, mode, known, places, turn):
     """``known[cell]`` = 1 for every hidden place of row ``g`` whose card ``mode`` lets the
     searching seat ``me`` know (module docstring; ``seen``: the row's waste tops seen), 0
     elsewhere: the search keeps those cards in place and redeals the rest
@@ -60,7 +82,10 @@ def known_cells(g, seen, me, mode, known, places):
         for i in range(S.hidden_places(g, j, places)):
             stock = i >= face_down
             if (mode == ALL or (mode == STOCKS and stock) or (mode == OWN and stock and j == me)
-                    or (mode == MEMORY and stock and seen[j, g[places[i]]])):  # fmt: skip
+                    or (mode == MEMORY and stock and seen[j, g[places[i]]])
+                    or (mode >= FEATURES and stock and seen[j, g[places[i]]]
+                        and (named_by_features(g, j, places[i], turn)
+                             or (mode == CYCLE and j == me)))):  # fmt: skip
                 known[places[i]] = 1
 
 
@@ -75,7 +100,7 @@ def knowing_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weigh
         for s in range(base[K.C_P]):
             if who[b, s] == 0 or counts[b, s] == 0:
                 continue
-            known_cells(base, seen[b], s, mode, known, places)
+            known_cells(base, seen[b], s, mode, known, places, prm[K.P_TURN])
             S.hidden_from_row(base, hid, hid_n, known, places)
             a, dev, _ = S.search_core(base, prm, s, ids[b, s], counts[b, s], hid, hid_n, known,
                                       keys[b, s], samples, horizon, score_weight, margin, z,

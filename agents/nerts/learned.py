@@ -61,6 +61,7 @@ class NertsPolicyNetwork(nn.Module):
         expert_hint: bool = False,
         hint_init: float = HINT_INIT,
         memory: bool = False,
+        scorer: int = 0,
     ):
         super().__init__()
         self.observation_size = int(observation_size)
@@ -88,6 +89,18 @@ class NertsPolicyNetwork(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, self.num_actions)
         self.value = nn.Linear(width, 1)
+        if isinstance(scorer, bool) or not isinstance(scorer, int) or not 0 <= scorer <= 1024:
+            raise ValueError(f"scorer={scorer!r} is not allowed: a width in 1..1024, or 0 (none)")
+        #: width of the per-action scoring head (:mod:`agents.nerts.action_scorer`; 0: none)
+        self.scorer = scorer
+        self.scorer_head = None
+        if scorer:
+            from agents.nerts.action_scorer import ActionScorer, table_sizes
+            from gnome_env.nerts.config import NertsConfig
+
+            w, j = table_sizes(self.observation_size, self.num_actions)
+            rules = NertsConfig(work_piles=w, jokers=j)
+            self.scorer_head = ActionScorer(rules, width, scorer, memory)
         if self.expert_hint:
             self.hint_in = nn.Parameter(torch.zeros(self.num_actions, self.hidden[0]))
             self.hint_weight = nn.Parameter(torch.full((self.num_actions,), self.hint_init))
@@ -112,6 +125,8 @@ class NertsPolicyNetwork(nn.Module):
             with torch.no_grad():
                 self.hint_in.zero_()
                 self.hint_weight.fill_(self.hint_init)
+        if self.scorer_head is not None:
+            self.scorer_head.reset_parameters(generator)
 
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor, hint: torch.Tensor | None = None
@@ -120,14 +135,17 @@ class NertsPolicyNetwork(nn.Module):
         (int64 ``[B]``, the expert's action ids) is required with ``expert_hint``."""
         if not self.expert_hint:
             z = self.trunk(obs)
-            return self.policy(z).masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
-        if hint is None:
-            raise ValueError("a network with expert_hint needs the expert's actions (hint)")
-        first = self.trunk[0]
-        z = first(obs) + self.hint_in[hint]
-        z = self.trunk[1:](torch.relu(z))
-        bonus = nn.functional.one_hot(hint, self.num_actions).to(z.dtype) * self.hint_weight
-        logits = self.policy(z) + bonus
+            logits = self.policy(z)
+        else:
+            if hint is None:
+                raise ValueError("a network with expert_hint needs the expert's actions (hint)")
+            first = self.trunk[0]
+            z = first(obs) + self.hint_in[hint]
+            z = self.trunk[1:](torch.relu(z))
+            bonus = nn.functional.one_hot(hint, self.num_actions).to(z.dtype) * self.hint_weight
+            logits = self.policy(z) + bonus
+        if self.scorer_head is not None:
+            logits = logits + self.scorer_head(obs, z, mask)
         return logits.masked_fill(~mask, MASKED_LOGIT), self.value(z).squeeze(-1)
 
     def describe(self) -> dict[str, Any]:
@@ -138,6 +156,8 @@ class NertsPolicyNetwork(nn.Module):
             out["expert_hint"] = True
         if self.memory:
             out["memory"] = True
+        if self.scorer:
+            out["scorer"] = self.scorer
         return out
 
 

@@ -39,8 +39,17 @@ TURNS_AHEAD = 3
 #: Cards named per seat: the waste top after each of the next TURNS_AHEAD turns, and the
 #: card under the waste top now.
 FEATURE_CARDS = TURNS_AHEAD + 1
-#: Width of the memory features: 6 rotated seat blocks of FEATURE_CARDS one-hot card ids.
-MEMORY_FEATURES = K.MAX_P * FEATURE_CARDS * CARD_IDS
+#: Width of the per-seat part: 6 rotated seat blocks of FEATURE_CARDS one-hot card ids.
+SEAT_FEATURES = K.MAX_P * FEATURE_CARDS * CARD_IDS
+#: For each remembered card of the observer's own stock and waste (by card id), where it
+#: is in the cycle of its stock (N15, N16): in the stock, in the waste, a waste top after
+#: one of this pass's turns (stock cards; the waste top now), a waste top after one of the
+#: next pass's turns as things stand, and the same if the waste top were played first (a
+#: play from the waste shifts which cards the next pass's turns show).
+CYCLE_FIELDS = ("in_stock", "in_waste", "now", "next", "next_if_played")
+CYCLE_FEATURES = len(CYCLE_FIELDS) * CARD_IDS
+#: Width of the memory features: the seat blocks, then the own cycle block.
+MEMORY_FEATURES = SEAT_FEATURES + CYCLE_FEATURES
 
 
 class WasteMemory:
@@ -159,11 +168,46 @@ def _ahead(size, turn_size, k):
     return min(turn_size * k, size) - 1
 
 
+@maybe_njit
+def _shown(i, n, turn):
+    """Whether the card ``i`` places from the top (0-based) of an ``n``-card stock is a
+    waste top after one of the turns of a pass through it (N15: the last turn takes what is
+    left)."""
+    return i % turn == turn - 1 or i == n - 1
+
+
+@maybe_njit
+def _cycle_card(out, base, card, in_stock, depth, stock_size, waste_size, turn):
+    """Write the :data:`CYCLE_FIELDS` of one remembered card at ``out[base:]``: ``depth`` is
+    its place from the stock top (a stock card) or from the waste bottom (a waste card)."""
+    n = stock_size + waste_size
+    if in_stock:
+        out[base + card] = 1.0
+        if _shown(depth, stock_size, turn):
+            out[base + 2 * CARD_IDS + card] = 1.0
+        at = waste_size + depth  # next pass: the waste bottom first, then these (N16)
+        played = at - 1 if waste_size > 0 else at
+        n_played = n - 1 if waste_size > 0 else n
+    else:
+        out[base + CARD_IDS + card] = 1.0
+        if depth == waste_size - 1:
+            out[base + 2 * CARD_IDS + card] = 1.0  # the waste top shows now
+        at = depth
+        played = -1 if depth == waste_size - 1 else depth
+        n_played = n - 1
+    if _shown(at, n, turn):
+        out[base + 3 * CARD_IDS + card] = 1.0
+    if played >= 0 and _shown(played, n_played, turn):
+        out[base + 4 * CARD_IDS + card] = 1.0
+
+
 def memory_features(memory: WasteMemory, view: NertsView) -> np.ndarray:
     """What ``view.seat``'s memory says comes next, float32 ``[MEMORY_FEATURES]``: for each
     seat ``r`` places after the observer (rotated as the observation's seat blocks), the
     one-hot card id of the waste top after each of its next :data:`TURNS_AHEAD` turns and of
-    the card under its waste top now, where remembered (zeros where not, or no such card)."""
+    the card under its waste top now, where remembered (zeros where not, or no such card);
+    then, for each remembered card of the observer's own stock and waste, its
+    :data:`CYCLE_FIELDS`."""
     out = np.zeros(MEMORY_FEATURES, np.float32)
     p, turn = view.num_players, view.config.turn_size
     for r in range(p):
@@ -176,6 +220,14 @@ def memory_features(memory: WasteMemory, view: NertsView) -> np.ndarray:
                 out[base + (k - 1) * CARD_IDS + stock[len(stock) - 1 - depth]] = 1.0
         if len(waste) >= 2 and waste[-2] != UNKNOWN:
             out[base + TURNS_AHEAD * CARD_IDS + waste[-2]] = 1.0
+    stock, waste = memory.stock[view.seat], memory.waste[view.seat]
+    for i, card in enumerate(stock):
+        if card != UNKNOWN:
+            _cycle_card(out, SEAT_FEATURES, card, True, len(stock) - 1 - i, len(stock),
+                        len(waste), turn)  # fmt: skip
+    for i, card in enumerate(waste):
+        if card != UNKNOWN:
+            _cycle_card(out, SEAT_FEATURES, card, False, i, len(stock), len(waste), turn)
     return out
 
 
@@ -204,3 +256,13 @@ def memory_features_rows(st, seen, seats, turn, out):
                 c = g[K.WASTE + j * K.MAX_DECK + w - 2]
                 if seen[b, j, c]:
                     out[b, base + TURNS_AHEAD * CARD_IDS + c] = 1.0
+        j = seats[b]
+        size, w = g[K.S_SLEN + j], g[K.S_WLEN + j]
+        for i in range(size):
+            c = g[K.STOCK + j * K.MAX_DECK + i]
+            if seen[b, j, c]:
+                _cycle_card(out[b], SEAT_FEATURES, c, True, size - 1 - i, size, w, turn)
+        for i in range(w):
+            c = g[K.WASTE + j * K.MAX_DECK + i]
+            if seen[b, j, c]:
+                _cycle_card(out[b], SEAT_FEATURES, c, False, i, size, w, turn)

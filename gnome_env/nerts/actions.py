@@ -53,6 +53,34 @@ class Kind(IntEnum):
     SLIDE = 9  # Nerts/waste top under a work pile
 
 
+#: Named sets of kinds (besides each kind's own lower-case name): ``foundation`` plays,
+#: ``work``-pile moves, ``stock`` moves, ``all``, ``none`` and ``not-wait``.
+KIND_GROUPS: dict[str, frozenset[Kind]] = {
+    "foundation": frozenset({Kind.TO_SLOT, Kind.NEW_FOUNDATION}),
+    "work": frozenset({Kind.TO_WORK, Kind.WORK_MOVE, Kind.SLIDE}),
+    "stock": frozenset({Kind.TURN, Kind.RECYCLE, Kind.SHIFT}),
+    "all": frozenset(Kind),
+    "none": frozenset(),
+    "not-wait": frozenset(Kind) - {Kind.WAIT},
+    **{k.name.lower(): frozenset({k}) for k in Kind},
+}
+
+
+def parse_kinds(text: str) -> frozenset[Kind]:
+    """The kinds named by a comma-separated list of kinds and :data:`KIND_GROUPS`;
+    ``ValueError`` naming what is allowed for an unknown name."""
+    out: frozenset[Kind] = frozenset()
+    for name in text.split(","):
+        name = name.strip().lower()
+        if name not in KIND_GROUPS:
+            raise ValueError(
+                f"unknown kind {name!r}: use kinds or groups from {', '.join(KIND_GROUPS)}, "
+                "joined with commas"
+            )
+        out |= KIND_GROUPS[name]
+    return out
+
+
 class Action(NamedTuple):
     """A decoded action id; fields that do not apply are -1."""
 

@@ -189,3 +189,24 @@ def test_a_memory_run_writes_a_student_that_reads_its_seats_memory(tmp_path):
     assert sum(len(agent.memory.known(j)) for j in range(2)) > 0  # it watched the steps
     with pytest.raises(ValueError, match="memory"):
         NertsPolicyNetwork(10, 4, [8], memory="yes")
+
+
+def test_label_kinds_keep_only_the_chosen_kinds_of_deviation(capsys):
+    """``--label-kinds stock``: a teacher's turn stays a label, its foundation play or wait
+    becomes the expert's move; a label equal to the expert's move is kept whatever its kind."""
+    from gnome_env.nerts.actions import RECYCLE, TURN, WAIT, Kind, action_table
+    from training.nerts.distill import kept_labels
+
+    table = action_table(NertsConfig())
+    play = table.to_slot(1, 3)
+    work = table.to_work(1, 2)
+    label = np.array([TURN, play, WAIT, RECYCLE, work])
+    hint = np.array([play, TURN, TURN, RECYCLE, work])
+    args = parse_args(["--out", "/nonexistent/never-written", "--label-kinds", "stock"])
+    assert args.kept_kinds == {Kind.TURN, Kind.RECYCLE, Kind.SHIFT}
+    assert kept_labels(label, hint, args.kept_kinds).tolist() == [TURN, TURN, TURN, RECYCLE, work]
+    everything = parse_args(["--out", "/nonexistent/never-written"]).kept_kinds
+    assert kept_labels(label, hint, everything).tolist() == label.tolist()
+    with pytest.raises(SystemExit):
+        parse_args(["--out", "/nonexistent/never-written", "--label-kinds", "stocks"])
+    assert "--label-kinds: unknown kind 'stocks'" in capsys.readouterr().err

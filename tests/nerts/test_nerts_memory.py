@@ -241,11 +241,13 @@ def test_memory_features_name_the_remembered_next_cards_alike_from_views_and_row
         CARD_IDS,
         FEATURE_CARDS,
         MEMORY_FEATURES,
+        SEAT_FEATURES,
         memory_features,
         memory_features_rows,
     )
 
     config, engine, st, seen = _batch_with_memory([2, 3, 4, 6], 9)
+    cycles = 0
     memories = {(b, s): WasteMemory() for b in range(4) for s in range(6)}
     rows = np.zeros((4, MEMORY_FEATURES), np.float32)
     gen = np.random.default_rng(4)
@@ -262,7 +264,8 @@ def test_memory_features_name_the_remembered_next_cards_alike_from_views_and_row
                 memories[b, s].observe(view)
                 feats = memory_features(memories[b, s], view)
                 assert np.array_equal(feats, rows[b])
-                blocks = feats.reshape(6, FEATURE_CARDS, CARD_IDS)
+                cycles += int(feats[SEAT_FEATURES:].sum() > 0)
+                blocks = feats[:SEAT_FEATURES].reshape(6, FEATURE_CARDS, CARD_IDS)
                 assert blocks.sum(2).max() <= 1.0
                 for r in range(game.num_players):
                     j = (s + r) % game.num_players
@@ -273,4 +276,36 @@ def test_memory_features_name_the_remembered_next_cards_alike_from_views_and_row
                         named += 1
         engine.step(engine.sample_actions(gen))
         remember_waste_tops(st, seen)
-    assert named > 100
+    assert named > 100 and cycles > 1000
+
+
+def test_cycle_features_place_each_remembered_card_in_its_stocks_passes():
+    """N15/N16 with turn size 3: stock a b c d e (top e) and waste f g (top g). This pass's
+    turns show c, then a (the last, short turn); the next pass turns f g e d c b a and shows
+    e, b, a; with g played first it turns f e d c b a and shows d, a."""
+    from agents.nerts.memory import (
+        CARD_IDS,
+        CYCLE_FIELDS,
+        SEAT_FEATURES,
+        UNKNOWN,
+        memory_features,
+    )
+
+    game = NertsGame(NertsConfig(num_players=2), seed=1)
+    view = NertsView.from_game(game, 0)
+    memory = WasteMemory()
+    a, b, c, d, e, f, g = 10, 11, 12, 13, 14, 15, 16
+    memory.stock = [[a, b, c, d, e], []]
+    memory.waste = [[f, g], []]
+    cycle = memory_features(memory, view)[SEAT_FEATURES:].reshape(len(CYCLE_FIELDS), CARD_IDS)
+    named = {name: set(np.flatnonzero(cycle[i])) for i, name in enumerate(CYCLE_FIELDS)}
+    assert named == {
+        "in_stock": {a, b, c, d, e},
+        "in_waste": {f, g},
+        "now": {c, a, g},
+        "next": {e, b, a},
+        "next_if_played": {d, a},
+    }
+    memory.stock[0][1] = UNKNOWN  # b forgotten: no entry for it, the others keep theirs
+    cycle = memory_features(memory, view)[SEAT_FEATURES:].reshape(len(CYCLE_FIELDS), CARD_IDS)
+    assert set(np.flatnonzero(cycle[CYCLE_FIELDS.index("next")])) == {e, a}

@@ -50,7 +50,7 @@ def test_knowing_everything_with_one_sample_gives_the_oracles_values():
         if np.isnan(qv[r]).all():
             continue
         nc = S.candidates(st[r], prm, 0, ids[r, 0], counts[r, 0], b.sc, b.bs, b.cands)
-        script.known_cells(st[r], table.seen[r], 0, script.ALL, b.known, b.places)
+        script.known_cells(st[r], table.seen[r], 0, script.ALL, b.known, b.places, 3)
         S.hidden_from_row(st[r], b.hid, b.hid_n, b.known, b.places)
         S.search_values(st[r], prm, 0, b.cands, nc, 1, 15, keys[r], b.hid, b.hid_n, b.known,
                         0.1, b.det, b.g, b.ids, b.sc, b.bs, b.acts, b.hid_work, b.places,
@@ -118,3 +118,39 @@ def test_a_memory_search_never_reads_a_card_that_was_never_a_waste_top():
                              0.0, 0.0, table.seen, script.ALL, b.hid, b.hid_n, b.known,
                              *b.tail(), told[k], dev)  # fmt: skip
     assert not np.array_equal(told[0], told[1])
+
+
+def test_features_mode_knows_exactly_the_cards_the_memory_features_name():
+    """``--knows features``: per seat, the cards kept in place are the remembered cards that
+    :func:`agents.nerts.memory.memory_features_rows` names for that seat (observer 0, so
+    seat j is feature block j), and they are a part of what ``memory`` keeps; ``cycle``
+    adds every remembered card of the seat's own stock and waste."""
+    from agents.nerts.memory import FEATURE_CARDS, MEMORY_FEATURES, memory_features_rows
+    from gnome_env.nerts.encoding import CARD_IDS
+
+    script = bench_script("nerts_search_knowledge")
+    table = script.knowing_table("features")(3, 12, 4)
+    _experts(table, 3, 90)
+    st, b = table.st, table.bufs
+    feats = np.zeros((12, MEMORY_FEATURES), np.float32)
+    memory_features_rows(st, table.seen, np.zeros(12, np.int64), 3, feats)
+    named = 0
+    for r in range(12):
+        memory = b.known.copy()
+        script.known_cells(st[r], table.seen[r], 0, script.MEMORY, memory, b.places, 3)
+        script.known_cells(st[r], table.seen[r], 0, script.FEATURES, b.known, b.places, 3)
+        assert (b.known <= memory).all()
+        cycle = b.known.copy()
+        script.known_cells(st[r], table.seen[r], 0, script.CYCLE, cycle, b.places, 3)
+        own = np.zeros_like(cycle)
+        n = S.hidden_places(st[r], 0, b.places)
+        own[b.places[:n]] = 1  # seat 0's hidden places
+        # ``cycle``: all that memory keeps of seat 0, and what the features name elsewhere
+        assert np.array_equal(cycle, np.where(own == 1, memory, b.known))
+        for j in range(3):
+            n = S.hidden_places(st[r], j, b.places)
+            kept = {int(st[r, p]) for p in b.places[:n] if b.known[p]}
+            block = feats[r, j * FEATURE_CARDS * CARD_IDS : (j + 1) * FEATURE_CARDS * CARD_IDS]
+            assert kept == set(np.flatnonzero(block.reshape(FEATURE_CARDS, CARD_IDS).any(0)))
+            named += len(kept)
+    assert named > 30

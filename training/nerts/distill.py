@@ -94,7 +94,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the teacher remembers waste tops (search:memory=1) and the student reads its "
         "seat's memory features (agents/nerts/memory.py)",
     )  # fmt: skip
+    p.add_argument(
+        "--label-kinds", default="all",
+        help="kinds (N19) of the teacher's deviations the student is fitted to, comma-separated "
+        "kinds or groups (foundation, work, stock, not-wait, ...); a label of another kind "
+        "counts as the expert's move (default all)",
+    )  # fmt: skip
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    p.add_argument(
+        "--scorer", type=int, default=0,
+        help="width of the student's per-action scoring head (agents/nerts/action_scorer.py; "
+        "0: none, the plain head only)",
+    )  # fmt: skip
+    p.add_argument(
+        "--save-samples", action="store_true",
+        help="also write every round's samples so far to samples.npz in --out",
+    )  # fmt: skip
+    p.add_argument(
+        "--samples-from", metavar="NPZ", nargs="+", default=None,
+        help="start from the samples of earlier runs' samples.npz files (the same --teacher, "
+        "--target and --memory): they stand for round 0, which is not played again",
+    )  # fmt: skip
     p.add_argument("--epochs", type=int, default=4, help="passes over the samples per round")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam rate")
     p.add_argument("--hint-init", type=float, default=5.0, help="initial hint bonus")
@@ -114,6 +134,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("envs", "rounds", "steps", "samples", "horizon", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1")
+    from gnome_env.nerts.actions import parse_kinds
+
+    try:
+        args.kept_kinds = parse_kinds(args.label_kinds)
+    except ValueError as err:
+        p.error(f"--label-kinds: {err}")
+    if not 0 <= args.scorer <= 1024:
+        p.error("--scorer must be a width in 1..1024, or 0 (no per-action head)")
     if min(args.hidden) < 1 or args.lr <= 0 or min(args.margin, args.score_weight, args.z) < 0:
         p.error("--hidden and --lr must be positive, --margin, --score-weight and --z at least 0")
     if args.teacher == "oracle" and args.target != "value":
@@ -293,6 +321,17 @@ def held_gains(logits: Any, hint: Any, value: Any) -> dict[str, float]:
     return out
 
 
+def kept_labels(label: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.ndarray:
+    """``label`` where it is the expert's move (``hint``) or of one of ``kinds``, else
+    the expert's move."""
+    from gnome_env.nerts.actions import action_table
+    from gnome_env.nerts.config import NertsConfig
+
+    table = action_table(NertsConfig())
+    allowed = np.array([table.decode(a).kind in kinds for a in range(table.n)])
+    return np.where(allowed[label], label, hint)
+
+
 def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespace, log: Any):
     """Cross-entropy of the student's masked logits against the teacher's labels; returns
     the held-out accuracy overall and on the labels that leave the expert's move."""
@@ -301,7 +340,7 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
     obs = torch.as_tensor(data["obs"])
     mask = torch.as_tensor(data["mask"])
     hint = torch.as_tensor(data["hint"])
-    label = torch.as_tensor(data["label"])
+    label = torch.as_tensor(kept_labels(data["label"], data["hint"], args.kept_kinds))
     value = torch.as_tensor(data["value"]) if "value" in data else None
     n = len(label)
     index = torch.arange(n)
@@ -342,6 +381,41 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
     return figures
 
 
+def sample_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What the labels of a samples file depend on (checked by ``--samples-from``)."""
+    return {"teacher": args.teacher, "target": args.target, "memory": args.memory}
+
+
+def read_samples(
+    path: str, args: argparse.Namespace, input_size: int, n_actions: int
+) -> dict[str, np.ndarray]:
+    """The samples of ``--samples-from``; ``ValueError`` saying why a file is unusable."""
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files}
+    except (OSError, ValueError, EOFError) as err:
+        raise ValueError(f"--samples-from {path!r} cannot be read as samples: {err}") from None
+    need = {"obs", "mask", "hint", "label", "slot", "settings"}
+    if not need <= set(data):
+        raise ValueError(f"--samples-from {path!r} lacks {sorted(need - set(data))}")
+    saved = json.loads(str(data.pop("settings")))
+    if saved != sample_settings(args):
+        raise ValueError(
+            f"--samples-from {path!r} was labelled with {saved}; this run has "
+            f"{sample_settings(args)}"
+        )
+    n = len(data["label"])
+    if data["obs"].shape != (n, input_size) or data["mask"].shape != (n, n_actions):
+        raise ValueError(
+            f"--samples-from {path!r} holds observations of width {data['obs'].shape[1:]} and "
+            f"masks of width {data['mask'].shape[1:]}; this student reads {input_size} and "
+            f"{n_actions}"
+        )
+    if args.target == "value" and "value" not in data:
+        raise ValueError(f"--samples-from {path!r} has no values for --target value")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import torch
@@ -351,28 +425,41 @@ def main(argv: list[str] | None = None) -> int:
     from gnome_env.nerts.encoding import NertsEncoder
 
     torch.set_num_threads(1)
+    rules = NertsConfig()
+    net = NertsPolicyNetwork(
+        NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
+        hint_init=args.hint_init, memory=args.memory, scorer=args.scorer,
+    )  # fmt: skip
+    gen = torch.Generator().manual_seed(args.seed)
+    net.reset_parameters(gen)
+    data: dict[str, np.ndarray] | None = None
+    if args.samples_from is not None:  # read before --out is touched: it may be inside it
+        try:
+            parts = [read_samples(p, args, net.input_size, rules.n_actions)
+                     for p in args.samples_from]  # fmt: skip
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        data = {k: np.concatenate([part.pop(k) for part in parts]) for k in list(parts[0])}
+        del parts  # (the concatenated copy is all that is kept)
     out = Path(args.out)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    rules = NertsConfig()
-    net = NertsPolicyNetwork(
-        NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
-        hint_init=args.hint_init, memory=args.memory,
-    )  # fmt: skip
-    gen = torch.Generator().manual_seed(args.seed)
-    net.reset_parameters(gen)
 
     def log(line: str) -> None:
         print(line, flush=True)
 
     start = time.perf_counter()
-    data: dict[str, np.ndarray] | None = None
     rounds = []
     try:
         for rnd in range(args.rounds):
             t0 = time.perf_counter()
-            new = collect(args, net, rnd, log)
+            if rnd == 0 and data is not None:  # the saved samples stand for round 0
+                new = data
+                data = None
+            else:
+                new = collect(args, net, rnd, log)
             data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
             t1 = time.perf_counter()
             figures = fit(net, data, gen, args, log)
@@ -380,19 +467,29 @@ def main(argv: list[str] | None = None) -> int:
                 "round": rnd,
                 "new_samples": len(new["label"]),
                 "new_labels_off_expert": float(np.mean(new["label"] != new["hint"])),
+                "new_labels_off_expert_kept": float(np.mean(
+                    kept_labels(new["label"], new["hint"], args.kept_kinds) != new["hint"])),
                 "samples": len(data["label"]),
                 "play_seconds": round(t1 - t0, 1),
                 "fit_seconds": round(time.perf_counter() - t1, 1),
                 **figures,
             })  # fmt: skip
-            meta = {"distill": vars(args) | {"out": str(out)}, "rounds": rounds}
+            settings = {k: v for k, v in vars(args).items() if k != "kept_kinds"}
+            meta = {"distill": settings | {"out": str(out)}, "rounds": rounds}
             write_checkpoint(checkpoint_payload(net, rules, meta), out / "policy.pt")
+            if args.save_samples:
+                np.savez_compressed(
+                    out / "samples.npz", **data,
+                    settings=np.array(json.dumps(sample_settings(args))),
+                )  # fmt: skip
     except KeyboardInterrupt:
         print(f"interrupted: the rounds finished so far are in {out}", file=sys.stderr)
         return 130
     summary = {
         "command": "python -m training.nerts.distill " + " ".join(argv or sys.argv[1:]),
-        "settings": {k: v for k, v in vars(args).items() if k not in ("out", "overwrite")},
+        "settings": {
+            k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "kept_kinds")
+        },
         "rounds": rounds,
         "seconds": round(time.perf_counter() - start, 1),
         "torch_threads": 1,
