@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import nerts_agent_plays_legal_moves
+from conftest import bench_script, nerts_agent_plays_legal_moves
 
 from agents.nerts.action_scorer import ActionScorer, index_tables, table_sizes
 from agents.nerts.learned import NertsPolicyNetwork, read_checkpoint
@@ -174,6 +174,18 @@ def test_a_scorer_student_trains_from_saved_samples(tmp_path, capsys):
     config = NertsConfig(num_players=2)
     agent = make_nerts_agent(f"ppo:{second / 'policy.pt'}", 0, config)
     nerts_agent_plays_legal_moves(agent, config, 2, 40)
+
+    # the held-out bench reads the same file: the teacher's deviations on the held-out
+    # games, and with the expert's move pushed far down the student leaves it everywhere
+    script = bench_script("nerts_heldout_deviations")
+    held = saved["slot"] % 16 == 0
+    teacher = int((saved["label"][held] != saved["hint"][held]).sum())
+    capsys.readouterr()  # (the runs' logs)
+    assert script.main(["--policy", str(second / "policy.pt"), "--samples", npz,
+                        "--deltas", "0", "1000"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"held-out positions {held.sum()}, the teacher's deviations (all) {teacher}"
+    assert lines[2].startswith(f"delta 1000: the student leaves the expert at {held.sum()} ")
 
     plain = [f for f in TINY if f != "--memory"]
     third = tmp_path / "third"

@@ -210,3 +210,20 @@ def test_label_kinds_keep_only_the_chosen_kinds_of_deviation(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--out", "/nonexistent/never-written", "--label-kinds", "stocks"])
     assert "--label-kinds: unknown kind 'stocks'" in capsys.readouterr().err
+
+
+def test_label_kinds_drop_the_values_of_other_kinds_but_the_experts_move():
+    from gnome_env.nerts.actions import TURN, WAIT, action_table, parse_kinds
+    from training.nerts.distill import kept_values
+
+    table = action_table(NertsConfig())
+    play = table.to_slot(1, 3)
+    value = np.full((2, table.n), np.nan, np.float32)
+    value[0, [TURN, play, WAIT]] = [0.4, 0.3, 0.2]  # the expert plays ``play``
+    value[1, [TURN, WAIT]] = [0.1, 0.5]  # the expert turns
+    hint = np.array([play, TURN])
+    out = kept_values(value, hint, parse_kinds("stock"))
+    assert out[0, TURN] == np.float32(0.4) and out[0, play] == np.float32(0.3)
+    assert np.isnan(out[0, WAIT]) and np.isnan(out[1, WAIT]) and out[1, TURN] == np.float32(0.1)
+    assert np.isnan(out).sum() == np.isnan(value).sum() + 2
+    assert kept_values(value, hint, parse_kinds("all")) is value

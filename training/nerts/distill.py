@@ -32,6 +32,12 @@ own choices would steer by the hidden cards). With value targets the held-out fi
 give :func:`held_gains`: the teacher's value of the student's choices minus the expert's,
 per decision -- with the oracle, an unbiased estimate of the student's one-step gain.
 
+``--scorer WIDTH`` gives the student the per-action scoring head
+(:mod:`agents.nerts.action_scorer`); ``--label-kinds`` fits it to the teacher's deviations of
+some kinds only (N19; other labels count as the expert's move, other kinds' values are
+dropped); ``--save-samples`` writes the labelled positions to ``samples.npz`` after every
+round, and ``--samples-from`` trains a new student on saved files in place of round 0.
+
 Every draw is seeded: the engine's games from ``(seed, round)``, the teacher's samples from
 its stream per (slot, hand, step), the fit from a ``torch.Generator``; with one torch thread
 the same command gives the same weights on CPU.
@@ -98,7 +104,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--label-kinds", default="all",
         help="kinds (N19) of the teacher's deviations the student is fitted to, comma-separated "
         "kinds or groups (foundation, work, stock, not-wait, ...); a label of another kind "
-        "counts as the expert's move (default all)",
+        "counts as the expert's move, and with --target value the values of other kinds' "
+        "candidates are dropped (default all)",
     )  # fmt: skip
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument(
@@ -332,6 +339,25 @@ def kept_labels(label: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.nda
     return np.where(allowed[label], label, hint)
 
 
+def kept_values(value: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.ndarray:
+    """``value`` with the candidates of other kinds than ``kinds`` dropped (NaN, as if not
+    searched: :func:`value_loss` then keeps them below the expert's move), the expert's
+    move's own value kept. Returns ``value`` itself when every kind is kept."""
+    from gnome_env.nerts.actions import Kind, action_table
+    from gnome_env.nerts.config import NertsConfig
+
+    if kinds == frozenset(Kind):
+        return value
+    table = action_table(NertsConfig())
+    dropped = np.array([table.decode(a).kind not in kinds for a in range(table.n)])
+    out = value.copy()
+    rows = np.arange(len(hint))
+    own = out[rows, hint]
+    out[:, dropped] = np.nan
+    out[rows, hint] = own
+    return out
+
+
 def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespace, log: Any):
     """Cross-entropy of the student's masked logits against the teacher's labels; returns
     the held-out accuracy overall and on the labels that leave the expert's move."""
@@ -341,7 +367,9 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
     mask = torch.as_tensor(data["mask"])
     hint = torch.as_tensor(data["hint"])
     label = torch.as_tensor(kept_labels(data["label"], data["hint"], args.kept_kinds))
-    value = torch.as_tensor(data["value"]) if "value" in data else None
+    value = None
+    if "value" in data:
+        value = torch.as_tensor(kept_values(data["value"], data["hint"], args.kept_kinds))
     n = len(label)
     index = torch.arange(n)
     out = torch.as_tensor(data["slot"]) % HOLD_OUT == 0  # whole games: the same slots every round
