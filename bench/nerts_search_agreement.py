@@ -25,15 +25,28 @@ import numpy as np
 from nerts_search_pilot import SearchTable, add_search_options, search_settings
 
 from agents.nerts import _bot_kernels as BK
+from gnome_env.nerts.actions import action_table, parse_kinds
+from gnome_env.nerts.config import NertsConfig
 
 
 def agreement(
-    players: int, steps: int, envs: int, seed: int, settings: dict, streams=(1, 2)
+    players: int,
+    steps: int,
+    envs: int,
+    seed: int,
+    settings: dict,
+    streams=(1, 2),
+    kinds: frozenset | None = None,
 ) -> tuple[int, int, int, int]:
     """``(positions, deviations of the first search, of the second, the same deviation in
     both)`` over seat 0's positions with more than one legal action; ``streams``: the two
-    searches' stream numbers (equal numbers: the same search twice)."""
+    searches' stream numbers (equal numbers: the same search twice); ``kinds``: count only
+    the deviations to moves of these kinds (N19; None: every kind)."""
     table = SearchTable(players, envs, seed)
+    allowed = np.ones(table.engine.n_actions, bool)
+    if kinds is not None:
+        decode = action_table(NertsConfig()).decode
+        allowed = np.array([decode(a).kind in kinds for a in range(len(allowed))])
     counts = table.counts
     kinds = np.zeros((envs, 6), np.int64)
     kinds[:, :players] = BK.KIND_EXPERT
@@ -51,7 +64,7 @@ def agreement(
             keys[:, 0] = ((seed * 1_000_003 + np.arange(envs) * 10_007 + step) * 4 + stream) % 2**62
             table.search(who, keys, settings, out, dev)
             moves.append(out[:, 0].copy())
-            devs.append(dev[:, 0] == 1)
+            devs.append((dev[:, 0] == 1) & allowed[out[:, 0]])
         positions += int((counts[:, 0] > 1).sum())
         first += int(devs[0].sum())
         second += int(devs[1].sum())
@@ -66,18 +79,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--envs", type=int, default=50, help="games stepped together")
     p.add_argument("--seed", type=int, default=77, help="the engine seed of the deals")
+    p.add_argument(
+        "--kinds", default="all", help="count only deviations to moves of these kinds (N19)"
+    )
     add_search_options(p)
     args = p.parse_args(argv)
+    try:
+        kinds = parse_kinds(args.kinds)
+    except ValueError as err:
+        p.error(f"--kinds: {err}")
     if min(args.steps, args.envs) < 1 or not 0 <= args.seed < 2**40:
         p.error("--steps and --envs must be at least 1, --seed in 0..2**40-1")
     settings = search_settings(p, args)
     start = time.perf_counter()
     positions, first, second, same = agreement(
-        args.players, args.steps, args.envs, args.seed, settings
+        args.players, args.steps, args.envs, args.seed, settings, kinds=kinds
     )
     who = ", ".join(f"{k} {v}" for k, v in settings.items())
     print(
-        f"players {args.players} ({who}): {positions:,} positions; the first search left the "
+        f"players {args.players} ({who}; deviations to {args.kinds} moves): {positions:,} "
+        "positions; the first search left the "
         f"expert's move at {first:,} ({first / max(positions, 1):.1%}), the second at "
         f"{second:,}; the same deviation in both at {same:,} = {same / max(first, 1):.0%} of "
         f"the first search's deviations, {time.perf_counter() - start:.0f} s"

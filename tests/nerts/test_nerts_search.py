@@ -253,3 +253,18 @@ def test_the_agreement_count_is_full_for_one_stream_and_partial_for_two():
     assert positions == 120 and first == second == same > 0
     positions, first, second, same = script.agreement(2, 30, 4, 3, settings)
     assert positions == 120 and first > 0 and same < min(first, second)
+
+
+def test_the_agreement_count_by_kind_splits_the_deviations():
+    """``--kinds``: the deviations to stock moves and to every other kind add up to all
+    of them, in each search and in the count of the same deviation twice."""
+    from gnome_env.nerts.actions import parse_kinds
+
+    script = bench_script("nerts_search_agreement")
+    settings = {"samples": 4, "horizon": 20, "score_weight": 0.1, "margin": 0.1, "z": 0.0}
+    every = script.agreement(2, 30, 4, 3, settings)
+    stock = script.agreement(2, 30, 4, 3, settings, kinds=parse_kinds("stock"))
+    rest = script.agreement(2, 30, 4, 3, settings, kinds=parse_kinds("foundation,work,wait,call"))
+    assert stock[0] == rest[0] == every[0]
+    assert [s + r for s, r in zip(stock[1:], rest[1:], strict=True)] == list(every[1:])
+    assert stock[1] > 0 and rest[1] > 0
