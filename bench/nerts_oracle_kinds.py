@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from _script import run
 
 from gnome_env.nerts.actions import Kind, action_table
 from gnome_env.nerts.config import NertsConfig
@@ -72,7 +73,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit("interrupted")
+    run(main)

@@ -26,6 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _script import run
+
 from agents.core.arena import run_arena
 from agents.nerts.expert import ExpertNertsAgent
 from agents.nerts.registry import make_nerts_agent
@@ -104,7 +106,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit("interrupted")
+    run(main)

@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
+from _script import run
 from nerts_search_pilot import SearchTable, add_search_options, play, report, search_settings
 
 from agents.nerts import memory as M
@@ -147,7 +148,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit("interrupted")
+    run(main)

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from _script import run
 
 from agents.nerts import _bot_kernels as BK
 from agents.nerts.memory import remember_waste_tops, seen_array
@@ -189,7 +190,4 @@ def report(players: int, seed: int, label: str, shares: np.ndarray, decisions: i
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit("interrupted")
+    run(main)
