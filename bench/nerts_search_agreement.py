@@ -46,8 +46,7 @@ def agreement(
     table = SearchTable(players, envs, seed)
     allowed = np.ones(table.engine.n_actions, bool)
     if kinds is not None:
-        decode = action_table(NertsConfig()).decode
-        allowed = np.array([decode(a).kind in kinds for a in range(len(allowed))])
+        allowed = action_table(NertsConfig()).of_kinds(kinds)
     counts = table.counts
     kinds = np.zeros((envs, 6), np.int64)
     kinds[:, :players] = BK.KIND_EXPERT

@@ -61,13 +61,10 @@ def named_by_features(g, j, place, turn):
     """Whether hidden ``place`` of row ``g`` holds a card of seat ``j`` that the memory
     features name (if remembered): the waste top after each of the next three turns, or the
     card under the waste top (:func:`agents.nerts.memory.memory_features_rows`)."""
-    size = g[K.S_SLEN + j]
-    for k in range(1, M.TURNS_AHEAD + 1):
-        depth = M._ahead(size, turn, k)
-        if depth >= 0 and place == K.STOCK + j * K.MAX_DECK + size - 1 - depth:
+    for k in range(M.FEATURE_CARDS):
+        if M.feature_cell(g, j, k, turn) == place:
             return True
-    w = g[K.S_WLEN + j]
-    return w >= 2 and place == K.WASTE + j * K.MAX_DECK + w - 2
+    return False
 
 
 @maybe_njit

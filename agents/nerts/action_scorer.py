@@ -87,14 +87,10 @@ def index_tables(config: NertsConfig, memory: bool) -> dict[str, np.ndarray]:
     src[1, 2 * c] = at("waste_size")[0]
     src[1, 2 * c + 1] = at("stock_size")[0]
     cards = at("work_cards").reshape(w_count, c)
-    for w in range(w_count):
-        for row in (2 + w, f_count + w):
-            block = src if row == 2 + w else dst
-            block[row, :c] = cards[w]
-            tail = 2 * c if block is src else c + 14
-            block[row, tail] = at("work_len")[w]
-            block[row, tail + 1] = at("work_base")[w]
-            block[row, tail + 2] = at("work_top")[w]
+    for w in range(w_count):  # a work pile reads the same as a source and a destination
+        sizes = [at("work_len")[w], at("work_base")[w], at("work_top")[w]]
+        src[2 + w, :c], src[2 + w, 2 * c : 2 * c + 3] = cards[w], sizes
+        dst[f_count + w, :c], dst[f_count + w, c + 14 : c + 17] = cards[w], sizes
     stock = 2 + w_count
     if memory:
         src[stock, :c] = mem(0)

@@ -169,6 +169,19 @@ def _ahead(size, turn_size, k):
 
 
 @maybe_njit
+def feature_cell(g, j, k, turn):
+    """The row cell of the card that seat ``j``'s ``k``-th memory feature names (``k`` <
+    :data:`TURNS_AHEAD`: the waste top after turn ``k + 1`` from now; ``k`` =
+    :data:`TURNS_AHEAD`: the card under the waste top), or -1 when there is none."""
+    if k < TURNS_AHEAD:
+        size = g[K.S_SLEN + j]
+        depth = _ahead(size, turn, k + 1)
+        return K.STOCK + j * K.MAX_DECK + size - 1 - depth if depth >= 0 else -1
+    w = g[K.S_WLEN + j]
+    return K.WASTE + j * K.MAX_DECK + w - 2 if w >= 2 else -1
+
+
+@maybe_njit
 def _shown(i, n, turn):
     """Whether the card ``i`` places from the top (0-based) of an ``n``-card stock is a
     waste top after one of the turns of a pass through it (N15: the last turn takes what is
@@ -242,20 +255,11 @@ def memory_features_rows(st, seen, seats, turn, out):
             out[b, x] = 0.0
         for r in range(p):
             j = (seats[b] + r) % p
-            size = g[K.S_SLEN + j]
             base = r * FEATURE_CARDS * CARD_IDS
-            for k in range(1, TURNS_AHEAD + 1):
-                depth = _ahead(size, turn, k)
-                if depth < 0:
-                    continue
-                c = g[K.STOCK + j * K.MAX_DECK + size - 1 - depth]
-                if seen[b, j, c]:
-                    out[b, base + (k - 1) * CARD_IDS + c] = 1.0
-            w = g[K.S_WLEN + j]
-            if w >= 2:
-                c = g[K.WASTE + j * K.MAX_DECK + w - 2]
-                if seen[b, j, c]:
-                    out[b, base + TURNS_AHEAD * CARD_IDS + c] = 1.0
+            for k in range(FEATURE_CARDS):
+                cell = feature_cell(g, j, k, turn)
+                if cell >= 0 and seen[b, j, g[cell]]:
+                    out[b, base + k * CARD_IDS + g[cell]] = 1.0
         j = seats[b]
         size, w = g[K.S_SLEN + j], g[K.S_WLEN + j]
         for i in range(size):

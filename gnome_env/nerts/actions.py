@@ -209,6 +209,10 @@ class ActionTable:
         """An all-zero int8 mask of length N_ACTIONS."""
         return np.zeros(self.n, dtype=np.int8)
 
+    def of_kinds(self, kinds: frozenset[Kind] | set[Kind]) -> np.ndarray:
+        """Boolean ``[N_ACTIONS]``: which ids are actions of one of ``kinds``."""
+        return np.array([d.kind in kinds for d in self._decoded], dtype=bool)
+
 
 @functools.cache
 def _table(work_piles: int, jokers: int) -> ActionTable:

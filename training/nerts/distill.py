@@ -334,8 +334,7 @@ def kept_labels(label: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.nda
     from gnome_env.nerts.actions import action_table
     from gnome_env.nerts.config import NertsConfig
 
-    table = action_table(NertsConfig())
-    allowed = np.array([table.decode(a).kind in kinds for a in range(table.n)])
+    allowed = action_table(NertsConfig()).of_kinds(kinds)
     return np.where(allowed[label], label, hint)
 
 
@@ -348,8 +347,7 @@ def kept_values(value: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.nda
 
     if kinds == frozenset(Kind):
         return value
-    table = action_table(NertsConfig())
-    dropped = np.array([table.decode(a).kind not in kinds for a in range(table.n)])
+    dropped = ~action_table(NertsConfig()).of_kinds(kinds)
     out = value.copy()
     rows = np.arange(len(hint))
     own = out[rows, hint]
