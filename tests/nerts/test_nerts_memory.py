@@ -279,7 +279,7 @@ def test_memory_features_name_the_remembered_next_cards_alike_from_views_and_row
     assert named > 100 and cycles > 1000
 
 
-def test_cycle_features_place_each_remembered_card_in_its_stocks_passes():
+def test_n15_n16_cycle_features_place_each_remembered_card_in_its_stocks_passes():
     """N15/N16 with turn size 3: stock a b c d e (top e) and waste f g (top g). This pass's
     turns show c, then a (the last, short turn); the next pass turns f g e d c b a and shows
     e, b, a; with g played first it turns f e d c b a and shows d, a."""
