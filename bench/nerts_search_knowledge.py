@@ -89,10 +89,11 @@ def known_cells(g, seen, me, mode, known, places, turn):
 
 @maybe_njit
 def knowing_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin, z,
-                  seen, mode, hid, hid_n, known, det, g, bids, sc, bs, acts, hid_work, places,
-                  cands, values, now, sq, out, deviated):  # fmt: skip
+                  allow, seen, mode, hid, hid_n, known, det, g, bids, sc, bs, acts, hid_work,
+                  places, cands, values, now, sq, out, deviated):  # fmt: skip
     """:func:`agents.nerts.search.search_batch` with what ``mode`` knows
-    (:func:`known_cells`) left in place in every sample."""
+    (:func:`known_cells`) left in place in every sample, and the candidates ``allow``
+    allows."""
     for b in range(st.shape[0]):
         base = st[b]
         for s in range(base[K.C_P]):
@@ -102,7 +103,7 @@ def knowing_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weigh
             S.hidden_from_row(base, hid, hid_n, known, places)
             a, dev, _ = S.search_core(base, prm, s, ids[b, s], counts[b, s], hid, hid_n, known,
                                       keys[b, s], samples, horizon, score_weight, margin, z,
-                                      det, g, bids, sc, bs, acts, hid_work, places, cands,
+                                      allow, det, g, bids, sc, bs, acts, hid_work, places, cands,
                                       values, now, sq)  # fmt: skip
             out[b, s] = a
             deviated[b, s] = dev
@@ -117,7 +118,8 @@ def knowing_table(knows: str) -> type[SearchTable]:
             b = self.bufs  # (the table keeps the waste tops seen: .seen)
             knowing_batch(self.st, self.prm, self.ids, self.counts, who, keys,
                           settings["samples"], settings["horizon"], settings["score_weight"],
-                          settings["margin"], settings["z"], self.seen, mode, b.hid, b.hid_n,
+                          settings["margin"], settings["z"], self.allow(settings),
+                          self.seen, mode, b.hid, b.hid_n,
                           b.known, *b.tail(), out, dev)  # fmt: skip
 
     return KnowingTable

@@ -34,7 +34,7 @@ from _script import run
 
 from agents.nerts import _bot_kernels as BK
 from agents.nerts.memory import remember_waste_tops, seen_array
-from agents.nerts.search import SearchBuffers, search_batch
+from agents.nerts.search import SearchBuffers, allowed_candidates, search_batch
 from gnome_env.nerts import _kernels as K
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.vector import NertsVectorEngine
@@ -44,10 +44,13 @@ class SearchTable:
     """One-hand games (400-step cap) on the batched engine with the buffers that the
     compiled experts and the search need; shared by the search's bench scripts."""
 
+    #: the engine's observations (``"seats"``: every seat's, kept in ``obs`` after each step)
+    observations = "none"
+
     def __init__(self, players: int, envs: int, seed: int) -> None:
         config = NertsConfig(num_players=players, max_hands=1, max_steps_per_hand=400)
-        self.engine = NertsVectorEngine(config, envs, observations="none")
-        self.engine.reset(seed=seed)
+        self.engine = NertsVectorEngine(config, envs, observations=self.observations)
+        self.obs, self.masks = self.engine.reset(seed=seed)
         self.st, self.prm, self.ids, self.counts = self.engine.compiled_state()
         self.sc = np.zeros(K.SCRATCH, np.int64)
         self.bs = BK.empty_scratch(self.engine.n_actions)
@@ -63,8 +66,13 @@ class SearchTable:
     def step(self, joint: np.ndarray):
         """One engine step of every game (``joint``: every seat's action); its result."""
         result = self.engine.step(joint)
+        self.obs, self.masks = result.obs, result.masks
         remember_waste_tops(self.st, self.seen)
         return result
+
+    def allow(self, settings: dict) -> np.ndarray:
+        """The ``allow`` flags of the search's candidates for ``settings``."""
+        return allowed_candidates(NertsConfig(), settings.get("candidates"))
 
     def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
         """``out[b, s]`` / ``dev[b, s]``: the search's move and whether it left the expert's,
@@ -72,7 +80,8 @@ class SearchTable:
         seen = self.seen if settings.get("memory") else self.bufs.no_seen
         search_batch(self.st, self.prm, self.ids, self.counts, who, keys, settings["samples"],
                      settings["horizon"], settings["score_weight"], settings["margin"],
-                     settings["z"], seen, self.bufs.hid, self.bufs.hid_n, self.bufs.known,
+                     settings["z"], self.allow(settings), seen,
+                     self.bufs.hid, self.bufs.hid_n, self.bufs.known,
                      *self.bufs.tail(), out, dev, self.no_values)  # fmt: skip
 
 
@@ -84,6 +93,12 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--margin", type=float, default=0.3)
     p.add_argument("--z", type=float, default=0.0, help="the deviation test (0: none)")
     p.add_argument("--memory", action="store_true", help="the search remembers waste tops")
+    p.add_argument(
+        "--candidates",
+        metavar="KINDS",
+        default=None,
+        help="only these kinds besides the expert's move (e.g. turn; default: all)",
+    )
 
 
 def search_settings(p: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
@@ -92,10 +107,17 @@ def search_settings(p: argparse.ArgumentParser, args: argparse.Namespace) -> dic
         p.error("--samples and --horizon must be at least 1")
     if min(args.margin, args.score_weight, args.z) < 0:
         p.error("--margin, --score-weight and --z must be at least 0")
-    return {
+    settings = {
         "samples": args.samples, "horizon": args.horizon, "score_weight": args.score_weight,
         "margin": args.margin, "z": args.z, "memory": int(args.memory),
     }  # fmt: skip
+    if args.candidates is not None:
+        try:
+            allowed_candidates(NertsConfig(), args.candidates)
+            settings["candidates"] = args.candidates
+        except ValueError as err:
+            p.error(f"--candidates: {err}")
+    return settings
 
 
 def play(

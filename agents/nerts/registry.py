@@ -61,7 +61,7 @@ def _rllib(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
 #: the settings a ``search:KEY=VALUE:...`` spec may give, and their types
 SEARCH_SETTINGS = {
     "samples": int, "horizon": int, "score_weight": float, "margin": float, "z": float,
-    "memory": int,
+    "memory": int, "candidates": str,
 }  # fmt: skip
 
 
@@ -94,7 +94,8 @@ def search_settings(argument: str | None) -> dict[str, Any]:
 
 def _search(argument: str | None, seed: int, config: NertsConfig | None) -> Any:
     """``search`` or ``search:KEY=VALUE:...`` (keys: samples, horizon, score_weight,
-    margin, z, memory): the sampled-playout bot (compiled kernels; imported on first use)."""
+    margin, z, memory, candidates): the sampled-playout bot (compiled kernels; imported on
+    first use)."""
     settings = search_settings(argument)
     from agents.nerts.search import SearchNertsAgent
 

@@ -28,6 +28,9 @@ At a decision with more than one *candidate* (below), :class:`SearchNertsAgent`
 Candidates: the expert's move, greedy's move, every foundation play, the Nerts and waste
 tops' moves onto work piles (N10, N12), turning / recycling / shifting the stock, waiting,
 and calling (N22). Moves between work piles enter only as the expert's or greedy's choice.
+With ``candidates=KINDS`` (e.g. ``search:memory=1:candidates=turn``) the only candidates
+besides the expert's move are actions of those kinds (:func:`allowed_candidates`): the
+search then asks only whether such a move beats the expert's, at a fraction of the cost.
 
 Random draws come from the streams ``(SEARCH, key, sample, ...)`` of :mod:`gnome_env.core.rng`,
 ``key`` = :func:`sample_key` of the bot's seed, the hand and the step: the same seed and view
@@ -45,6 +48,7 @@ from agents.nerts.memory import WasteMemory
 from gnome_env.core import rng as grng
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
+from gnome_env.nerts.actions import action_table, parse_kinds
 from gnome_env.nerts.config import NertsConfig
 from gnome_env.nerts.information import NertsView
 from gnome_env.nerts.vector import KernelParams
@@ -221,9 +225,11 @@ def hidden_from_row(g, hid, hid_n, known, places):
 
 
 @maybe_njit
-def candidates(base, prm, me, ids, n, sc, bs, cands):
+def candidates(base, prm, me, ids, n, sc, bs, cands, allow):
     """The search's candidates for seat ``me`` of ``base`` (legal ids ``ids[:n]``) into
-    ``cands``, the expert's move first (module docstring); returns how many."""
+    ``cands``, the expert's move first (module docstring); returns how many. With a
+    non-empty ``allow`` (one flag per action id) the other candidates are only actions it
+    flags (:func:`allowed_candidates`)."""
     K.fill_need(base, sc)
     expert = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_EXPERT)
     greedy = BK.bot_decide(base, prm, me, ids, n, sc, bs, BK.KIND_GREEDY)
@@ -234,6 +240,8 @@ def candidates(base, prm, me, ids, n, sc, bs, cands):
         a = greedy if i < 0 else ids[i]
         if i >= 0 and b_move <= a < b_slide:
             continue  # moves between work piles: only as the expert's or greedy's choice
+        if allow.shape[0] > 0 and not allow[a]:
+            continue
         seen = False
         for c in range(nc):
             if cands[c] == a:
@@ -246,16 +254,17 @@ def candidates(base, prm, me, ids, n, sc, bs, cands):
 
 @maybe_njit
 def search_core(base, prm, me, ids, n, hid, hid_n, known, key, samples, horizon, score_weight,
-                margin, z, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places, cands,
-                values, now, sq):  # fmt: skip
+                margin, z, allow, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work, places,
+                cands, values, now, sq):  # fmt: skip
     """The search's decision for seat ``me`` of ``base`` (its hidden places are overwritten
-    by each sample) with legal ids ``ids[:n]`` (ascending) and hidden cards ``hid`` /
-    ``hid_n``; returns ``(action, 1 if it is not the expert's move else 0, nc)``: with
+    by each sample) with legal ids ``ids[:n]`` (ascending), hidden cards ``hid`` /
+    ``hid_n`` and the candidates :func:`candidates` allows; returns ``(action, 1 if it is
+    not the expert's move else 0, nc)``: with
     ``nc > 1`` the candidates are ``cands[:nc]`` (the expert's move first) and their mean
     playout values ``values[:nc]``."""
     if n == 1:
         return ids[0], 0, 1
-    nc = candidates(base, prm, me, ids, n, sc, bs, cands)
+    nc = candidates(base, prm, me, ids, n, sc, bs, cands, allow)
     expert = cands[0]
     if nc == 1:
         return expert, 0, 1
@@ -273,11 +282,12 @@ def search_core(base, prm, me, ids, n, hid, hid_n, known, key, samples, horizon,
 
 @maybe_njit
 def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight, margin, z,
-                 seen, hid, hid_n, known, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
+                 allow, seen, hid, hid_n, known, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
                  places, cands, values, now, sq, out, deviated, qv):  # fmt: skip
     """``out[b, s]`` = the search's action for every seat with ``who[b, s]`` set, on the
     batched engine's rows (``ids`` / ``counts``: its legal ids), with the sample stream key
-    ``keys[b, s]``; ``deviated[b, s]`` = 1 where it is not the expert's move. With
+    ``keys[b, s]`` and the candidates ``allow`` allows (:func:`candidates`; empty: all);
+    ``deviated[b, s]`` = 1 where it is not the expert's move. With
     ``seen.shape[0] == B`` (:func:`agents.nerts.memory.remember_waste_tops`) the search
     remembers waste tops (:func:`known_from_seen`; ``known`` is its buffer); with an empty
     ``seen`` it remembers nothing. With
@@ -295,7 +305,7 @@ def search_batch(st, prm, ids, counts, who, keys, samples, horizon, score_weight
                 filled = True
             a, dev, nc = search_core(g, prm, s, ids[b, s], counts[b, s], hid, hid_n, known,
                                      keys[b, s], samples, horizon, score_weight, margin, z,
-                                     buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
+                                     allow, buf_det, buf_g, buf_ids, sc, bs, acts, hid_work,
                                      places, cands, values, now, sq)  # fmt: skip
             out[b, s] = a
             deviated[b, s] = dev
@@ -327,11 +337,22 @@ class SearchBuffers:
         self.sq = np.zeros(n_actions + 1, np.float64)
         self.known = np.zeros(K.ROW, np.int8)
         self.no_seen = np.zeros((0, K.MAX_P, K.MAX_DECK), np.bool_)  # search_batch: no memory
+        self.every = np.zeros(0, np.bool_)  # ``allow``: every candidate
 
     def tail(self) -> tuple:
         """The buffers after ``hid, hid_n`` in the kernels' argument order."""
         return (self.det, self.g, self.ids, self.sc, self.bs, self.acts, self.hid_work,
                 self.places, self.cands, self.values, self.now, self.sq)  # fmt: skip
+
+
+def allowed_candidates(config: NertsConfig, kinds: str | None) -> np.ndarray:
+    """The ``allow`` flags of :func:`candidates` for the action kinds ``kinds`` names
+    (:func:`gnome_env.nerts.actions.parse_kinds`, joined by ``+`` or ``,``, e.g. ``"turn"``
+    or ``"turn+foundation"``); None: every candidate (an empty array). The expert's move is
+    a candidate whatever its kind."""
+    if kinds is None:
+        return np.zeros(0, np.bool_)
+    return action_table(config).of_kinds(parse_kinds(kinds.replace("+", ",")))
 
 
 def sample_key(seed: int, hand: int, step: int) -> int:
@@ -354,6 +375,7 @@ class SearchNertsAgent(NertsBot):
         margin: float = 0.3,
         z: float = 0.0,
         memory: bool = False,
+        candidates: str | None = None,
     ) -> None:
         super().__init__(seed, config)
         if self.config.jokers:
@@ -372,7 +394,12 @@ class SearchNertsAgent(NertsBot):
         if not isinstance(memory, (bool, np.bool_)) and memory not in (0, 1):
             raise ValueError(f"search memory must be 0 or 1, got {memory!r}")
         self.memory = WasteMemory() if memory else None
-        self._params: dict[NertsConfig, tuple[KernelParams, np.ndarray, SearchBuffers]] = {}
+        if candidates is not None and not isinstance(candidates, str):
+            raise ValueError(f"search candidates must be kinds joined by '+', got {candidates!r}")
+        self.candidates = candidates
+        allowed_candidates(self.config, candidates)  # a ValueError names the allowed kinds
+        self._params: dict[NertsConfig, tuple[KernelParams, np.ndarray, SearchBuffers, np.ndarray]]
+        self._params = {}
         self.decisions = 0
         self.deviated = 0
 
@@ -387,14 +414,15 @@ class SearchNertsAgent(NertsBot):
         if view.config not in self._params:
             params = KernelParams(view.config, "relative", "hand")
             bufs = SearchBuffers(params.n_actions)
-            self._params[view.config] = (params, np.zeros(K.ROW, np.int32), bufs)
-        params, base, bufs = self._params[view.config]
+            allow = allowed_candidates(view.config, self.candidates)
+            self._params[view.config] = (params, np.zeros(K.ROW, np.int32), bufs, allow)
+        params, base, bufs, allow = self._params[view.config]
         row_from_view(view, base, bufs.hid, bufs.hid_n, bufs.known, self.memory)
         ids = np.asarray(legal, np.int16)
         a, dev, _ = search_core(
             base, params.prm, view.seat, ids, len(legal), bufs.hid, bufs.hid_n, bufs.known,
             sample_key(self.seed or 0, view.hand, view.step), self.samples, self.horizon,
-            self.score_weight, self.margin, self.z, *bufs.tail(),
+            self.score_weight, self.margin, self.z, allow, *bufs.tail(),
         )  # fmt: skip
         self.deviated += int(dev)
         return int(a)

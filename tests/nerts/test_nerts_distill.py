@@ -112,6 +112,47 @@ def test_value_targets_hold_the_searched_candidates_only():
         assert data["mask"][i, cands].all()  # only legal actions are searched
 
 
+def test_a_teacher_with_turn_candidates_values_the_experts_move_and_the_turn_only(tmp_path, capsys):
+    """``--candidates turn``: where anything was searched, exactly the expert's move and
+    the turn have values and every label is one of them; the saved file serves a label
+    student, and a run with other candidates refuses it before writing anything."""
+    from gnome_env.nerts.actions import Kind, action_table
+
+    out = tmp_path / "turn"
+    flags = [*TINY, "--rounds", "1", "--target", "value", "--candidates", "turn"]
+    assert main(["--out", str(out), *flags, "--save-samples"]) == 0
+    saved = np.load(out / "samples.npz")
+    table = action_table(NertsConfig())
+    value = saved["value"].astype(np.float32)
+    searched = np.flatnonzero(~np.isnan(value).all(1))
+    assert len(searched) > 20
+    for i in searched:
+        cands = set(np.flatnonzero(~np.isnan(value[i])).tolist())
+        hint = int(saved["hint"][i])
+        assert hint in cands and len(cands) == 2
+        assert table.decode((cands - {hint}).pop()).kind == Kind.TURN
+    left = saved["label"][saved["label"] != saved["hint"]]
+    assert {table.decode(int(a)).kind for a in left} <= {Kind.TURN}
+    npz = str(out / "samples.npz")
+    label = [f for f in flags if f not in ("--target", "value")]
+    student = tmp_path / "label"
+    more = ["--samples-from", npz, "--epochs", "2", "--save-epochs"]
+    assert main(["--out", str(student), *label, *more]) == 0
+    # --save-epochs: the student after each epoch; the last one is policy.pt
+    final = read_checkpoint(student / "policy.pt")["state_dict"]
+    first, second = (read_checkpoint(student / f"policy_epoch{k}.pt") for k in (1, 2))
+    assert all(torch.equal(second["state_dict"][k], v) for k, v in final.items())
+    assert not all(torch.equal(first["state_dict"][k], v) for k, v in final.items())
+    assert first["training"]["distill"]["epoch"] == 1
+    other = [f for f in flags if f not in ("--candidates", "turn")]
+    assert main(["--out", str(tmp_path / "other"), *other, "--samples-from", npz]) == 2
+    assert "'candidates': 'turn'" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "bad"), *flags, "--candidates", "turns"])
+    assert stop.value.code == 2 and "unknown kind 'turns'" in capsys.readouterr().err
+
+
 def test_value_loss_is_zero_exactly_at_its_targets():
     """Two legal candidates besides the expert's move (action 0) and one legal non-candidate:
     logits at the regression targets and the non-candidate 1 below the expert give loss 0;

@@ -153,8 +153,8 @@ def test_the_batched_memory_search_decides_as_the_agents_that_watched_every_step
         out, plain = np.zeros((3, 6), np.int64), np.zeros((3, 6), np.int64)
         dev = np.zeros((3, 6), np.int64)
         for seen_now, dest in ((seen, out), (bufs.no_seen, plain)):
-            search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, seen_now,
-                         bufs.hid, bufs.hid_n, bufs.known, *bufs.tail(), dest, dev,
+            search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.every,
+                         seen_now, bufs.hid, bufs.hid_n, bufs.known, *bufs.tail(), dest, dev,
                          np.zeros((0, 1), np.float32))  # fmt: skip
         for (b, s), agent in agents.items():
             assert out[b, s] == agent.decide(NertsView.from_game(engine.game(b), s))

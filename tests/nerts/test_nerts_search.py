@@ -15,6 +15,8 @@ from agents.nerts.registry import make_nerts_agent
 from agents.nerts.search import (
     SearchBuffers,
     SearchNertsAgent,
+    allowed_candidates,
+    candidates,
     clear_gain,
     row_from_view,
     sample_key,
@@ -125,8 +127,8 @@ def test_the_batched_search_decides_as_the_agent_from_its_view():
                 keys[b, s] = sample_key(7 + s, game.hand, game.steps)
         out = np.zeros((3, 6), np.int64)
         dev = np.zeros((3, 6), np.int64)
-        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.no_seen,
-                     bufs.hid, bufs.hid_n, bufs.known,
+        search_batch(st, prm, ids, counts, who, keys, 4, 60, 0.1, 0.3, 0.0, bufs.every,
+                     bufs.no_seen, bufs.hid, bufs.hid_n, bufs.known,
                      *bufs.tail(), out, dev, np.zeros((0, 1), np.float32))  # fmt: skip
         for b in range(3):
             game = engine.game(b)
@@ -227,6 +229,47 @@ def test_the_kind_gate_keeps_exactly_the_allowed_deviations():
     assert every.left == nothing.left == some.left == left
     assert every.kept == left and nothing.kept == 0
     assert 0 < some.kept < left
+
+
+def test_candidates_of_some_kinds_are_the_experts_move_and_those_kinds_only():
+    """``candidates=KINDS``: the candidate list is the full one's first entry (the expert's
+    move) and then exactly its entries of those kinds, in the same order; the agent then
+    leaves the expert's move only for such a move, and the spec names unknown kinds."""
+    from gnome_env.nerts.actions import Kind, action_table
+    from gnome_env.nerts.vector import KernelParams
+
+    config = NertsConfig(num_players=2)
+    table = action_table(config)
+    prm = KernelParams(config, "relative", "hand").prm
+    bufs = SearchBuffers(config.n_actions)
+    turn = allowed_candidates(config, "turn")
+    assert turn.sum() == 1 and table.decode(int(np.flatnonzero(turn)[0])).kind == Kind.TURN
+    both = allowed_candidates(config, "turn+foundation")
+    assert both.sum() == 1 + table.of_kinds({Kind.TO_SLOT, Kind.NEW_FOUNDATION}).sum()
+    assert allowed_candidates(config, None).shape == (0,)
+    row = np.zeros(K.ROW, np.int32)
+    restricted = 0
+    agent = SearchNertsAgent(9, config, samples=4, margin=0.0, candidates="turn")
+    left = 0
+    for game in _expert_games(config, 12, 150):
+        write_game(game, row)
+        legal = np.asarray(game.legal_actions(0), np.int16)
+        full = bufs.cands[: candidates(row, prm, 0, legal, len(legal), bufs.sc, bufs.bs,
+                                       bufs.cands, bufs.every)].tolist()  # fmt: skip
+        some = bufs.cands[: candidates(row, prm, 0, legal, len(legal), bufs.sc, bufs.bs,
+                                       bufs.cands, turn)].tolist()  # fmt: skip
+        assert some == full[:1] + [a for a in full[1:] if turn[a]]
+        restricted += len(some) < len(full)
+        view = NertsView.from_game(game, 0)
+        a = agent.decide(view)
+        if a != ExpertNertsAgent(0, config).decide(view):
+            assert table.decode(a).kind == Kind.TURN
+            left += 1
+    assert restricted > 50 and left > 0 and agent.deviated == left
+    spec = make_nerts_agent("search:candidates=turn+foundation:memory=1", 4, config)
+    assert spec.candidates == "turn+foundation"
+    with pytest.raises(ValueError, match=r"unknown kind 'turns'.*turn"):
+        make_nerts_agent("search:candidates=turns", 4, config)
 
 
 def test_the_pilot_with_an_unreachable_margin_plays_the_experts_games():

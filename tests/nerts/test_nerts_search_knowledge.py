@@ -49,7 +49,7 @@ def test_knowing_everything_with_one_sample_gives_the_oracles_values():
     for r in range(24):
         if np.isnan(qv[r]).all():
             continue
-        nc = S.candidates(st[r], prm, 0, ids[r, 0], counts[r, 0], b.sc, b.bs, b.cands)
+        nc = S.candidates(st[r], prm, 0, ids[r, 0], counts[r, 0], b.sc, b.bs, b.cands, b.every)
         script.known_cells(st[r], table.seen[r], 0, script.ALL, b.known, b.places, 3)
         S.hidden_from_row(st[r], b.hid, b.hid_n, b.known, b.places)
         S.search_values(st[r], prm, 0, b.cands, nc, 1, 15, keys[r], b.hid, b.hid_n, b.known,
@@ -115,7 +115,7 @@ def test_a_memory_search_never_reads_a_card_that_was_never_a_waste_top():
     told = [np.zeros_like(first), np.zeros_like(first)]
     for k, state in enumerate((before, table.st)):
         script.knowing_batch(state, table.prm, table.ids, table.counts, who, keys, 3, 15, 0.1,
-                             0.0, 0.0, table.seen, script.ALL, b.hid, b.hid_n, b.known,
+                             0.0, 0.0, b.every, table.seen, script.ALL, b.hid, b.hid_n, b.known,
                              *b.tail(), told[k], dev)  # fmt: skip
     assert not np.array_equal(told[0], told[1])
 

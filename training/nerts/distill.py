@@ -32,11 +32,15 @@ own choices would steer by the hidden cards). With value targets the held-out fi
 give :func:`held_gains`: the teacher's value of the student's choices minus the expert's,
 per decision -- with the oracle, an unbiased estimate of the student's one-step gain.
 
-``--scorer WIDTH`` gives the student the per-action scoring head
-(:mod:`agents.nerts.action_scorer`); ``--label-kinds`` fits it to the teacher's deviations of
-some kinds only (N19; other labels count as the expert's move, other kinds' values are
-dropped); ``--save-samples`` writes the labelled positions to ``samples.npz`` after every
-round, and ``--samples-from`` trains a new student on saved files in place of round 0.
+``--candidates KINDS`` restricts the teacher's candidates to the expert's move and actions of
+those kinds (``search:candidates=KINDS``, e.g. ``turn``: is turning the stock better than the
+expert's move?), which makes labelling many times cheaper. ``--scorer WIDTH`` gives the
+student the per-action scoring head (:mod:`agents.nerts.action_scorer`); ``--label-kinds``
+fits it to the teacher's deviations of some kinds only (N19; other labels count as the
+expert's move, other kinds' values are dropped); ``--save-samples`` writes the labelled
+positions to ``samples.npz`` after every round, and ``--samples-from`` trains a new student
+on saved files in place of round 0 (a file labelled for ``--target value`` also serves a
+label student).
 
 Every draw is seeded: the engine's games from ``(seed, round)``, the teacher's samples from
 its stream per (slot, hand, step), the fit from a ``torch.Generator``; with one torch thread
@@ -101,6 +105,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "seat's memory features (agents/nerts/memory.py)",
     )  # fmt: skip
     p.add_argument(
+        "--candidates", metavar="KINDS", default=None,
+        help="the teacher's candidates besides the expert's move: only actions of these kinds "
+        "(search:candidates=KINDS; kinds or groups joined by commas or '+'; default: all its "
+        "candidates)",
+    )  # fmt: skip
+    p.add_argument(
         "--label-kinds", default="all",
         help="kinds (N19) of the teacher's deviations the student is fitted to, comma-separated "
         "kinds or groups (foundation, work, stock, not-wait, ...); a label of another kind "
@@ -123,6 +133,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--target and --memory): they stand for round 0, which is not played again",
     )  # fmt: skip
     p.add_argument("--epochs", type=int, default=4, help="passes over the samples per round")
+    p.add_argument(
+        "--save-epochs", action="store_true",
+        help="also write the last round's student after each epoch (policy_epochK.pt)",
+    )  # fmt: skip
     p.add_argument("--lr", type=float, default=1e-3, help="Adam rate")
     p.add_argument("--hint-init", type=float, default=5.0, help="initial hint bonus")
     p.add_argument(
@@ -147,6 +161,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.kept_kinds = parse_kinds(args.label_kinds)
     except ValueError as err:
         p.error(f"--label-kinds: {err}")
+    if args.candidates is not None:
+        try:  # one spelling per set of kinds (--samples-from compares it)
+            kinds = parse_kinds(args.candidates.replace("+", ","))
+        except ValueError as err:
+            p.error(f"--candidates: {err}")
+        args.candidates = "+".join(sorted(k.name.lower() for k in kinds)) or "none"
+        if args.teacher == "oracle":
+            p.error("--candidates is for the search teacher (the oracle tries every candidate)")
     if not 0 <= args.scorer <= 1024:
         p.error("--scorer must be a width in 1..1024, or 0 (no per-action head)")
     if min(args.hidden) < 1 or args.lr <= 0 or min(args.margin, args.score_weight, args.z) < 0:
@@ -172,7 +194,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
         remember_waste_tops,
         seen_array,
     )
-    from agents.nerts.search import SearchBuffers, sample_key, search_batch
+    from agents.nerts.search import SearchBuffers, allowed_candidates, sample_key, search_batch
     from gnome_env.core import rng as grng
     from gnome_env.nerts import _kernels as K
     from gnome_env.nerts.actions import WAIT
@@ -199,6 +221,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
     sc = np.zeros(K.SCRATCH, np.int64)
     bs = BK.empty_scratch(engine.n_actions)
     bufs = SearchBuffers(engine.n_actions)
+    allow = allowed_candidates(rules, args.candidates)
     obufs = OracleBuffers(engine.n_actions)
     oracle = args.teacher == "oracle"
     key_base = grng.derive_seed(grng.GAME, args.seed, ROUND_STREAM + 1, rnd)
@@ -224,7 +247,7 @@ def collect(args: argparse.Namespace, net: Any, rnd: int, log: Any) -> dict[str,
         else:
             dev = np.zeros((b, 6), np.int64)
             search_batch(st, prm, ids, lcounts, who, keys, args.samples, args.horizon,
-                         args.score_weight, args.margin, args.z,
+                         args.score_weight, args.margin, args.z, allow,
                          seen if args.memory else bufs.no_seen, bufs.hid,
                          bufs.hid_n, bufs.known,
                          *bufs.tail(), label, dev, qv)  # fmt: skip
@@ -356,9 +379,17 @@ def kept_values(value: np.ndarray, hint: np.ndarray, kinds: frozenset) -> np.nda
     return out
 
 
-def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespace, log: Any):
+def fit(
+    net: Any,
+    data: dict[str, np.ndarray],
+    gen: Any,
+    args: argparse.Namespace,
+    log: Any,
+    after_epoch: Any = None,
+):
     """Cross-entropy of the student's masked logits against the teacher's labels; returns
-    the held-out accuracy overall and on the labels that leave the expert's move."""
+    the held-out accuracy overall and on the labels that leave the expert's move.
+    ``after_epoch(epoch, figures)``, if given, is called after each epoch."""
     import torch
 
     obs = torch.as_tensor(data["obs"])
@@ -404,12 +435,18 @@ def fit(net: Any, data: dict[str, np.ndarray], gen: Any, args: argparse.Namespac
             figures |= held_gains(logits, hint[held], value[held].float())
         log(f"fit epoch {epoch + 1}/{args.epochs}: " + ", ".join(
             f"{k} {v:.4f}" for k, v in figures.items()))  # fmt: skip
+        if after_epoch is not None:
+            after_epoch(epoch + 1, figures)
     return figures
 
 
 def sample_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """What the labels of a samples file depend on (checked by ``--samples-from``)."""
-    return {"teacher": args.teacher, "target": args.target, "memory": args.memory}
+    """What the labels of a samples file depend on (checked by ``--samples-from``; a file
+    labelled with ``--target value`` holds the same labels, and serves either target)."""
+    return {
+        "teacher": args.teacher, "target": args.target, "memory": args.memory,
+        "candidates": args.candidates,
+    }  # fmt: skip
 
 
 def read_samples(
@@ -425,7 +462,11 @@ def read_samples(
     if not need <= set(data):
         raise ValueError(f"--samples-from {path!r} lacks {sorted(need - set(data))}")
     saved = json.loads(str(data.pop("settings")))
-    if saved != sample_settings(args):
+    saved.setdefault("candidates", None)  # (files written before --candidates)
+    ours = sample_settings(args)
+    if {k: v for k, v in saved.items() if k != "target"} != {
+        k: v for k, v in ours.items() if k != "target"
+    }:
         raise ValueError(
             f"--samples-from {path!r} was labelled with {saved}; this run has "
             f"{sample_settings(args)}"
@@ -439,6 +480,8 @@ def read_samples(
         )
     if args.target == "value" and "value" not in data:
         raise ValueError(f"--samples-from {path!r} has no values for --target value")
+    if args.target == "label":
+        data.pop("value", None)  # (a value file's labels serve a label student)
     return data
 
 
@@ -476,6 +519,13 @@ def main(argv: list[str] | None = None) -> int:
     def log(line: str) -> None:
         print(line, flush=True)
 
+    settings = {k: v for k, v in vars(args).items() if k != "kept_kinds"}
+
+    def save_epoch(epoch: int, figures: dict) -> None:
+        """``--save-epochs``: the student after ``epoch`` of the last round."""
+        meta = {"distill": settings | {"out": str(out), "epoch": epoch}, "held_out": figures}
+        write_checkpoint(checkpoint_payload(net, rules, meta), out / f"policy_epoch{epoch}.pt")
+
     start = time.perf_counter()
     rounds = []
     try:
@@ -488,7 +538,8 @@ def main(argv: list[str] | None = None) -> int:
                 new = collect(args, net, rnd, log)
             data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
             t1 = time.perf_counter()
-            figures = fit(net, data, gen, args, log)
+            last = args.save_epochs and rnd == args.rounds - 1
+            figures = fit(net, data, gen, args, log, save_epoch if last else None)
             rounds.append({
                 "round": rnd,
                 "new_samples": len(new["label"]),
@@ -500,7 +551,6 @@ def main(argv: list[str] | None = None) -> int:
                 "fit_seconds": round(time.perf_counter() - t1, 1),
                 **figures,
             })  # fmt: skip
-            settings = {k: v for k, v in vars(args).items() if k != "kept_kinds"}
             meta = {"distill": settings | {"out": str(out)}, "rounds": rounds}
             write_checkpoint(checkpoint_payload(net, rules, meta), out / "policy.pt")
             if args.save_samples:

@@ -26,6 +26,8 @@ from agents.nerts.search import add_sample, candidates
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
 
+EVERY = np.zeros(0, np.bool_)  # ``candidates``: every candidate
+
 
 @maybe_njit
 def oracle_batch(st, prm, ids, counts, keys, horizon, score_weight, g, buf_ids, sc, bs, acts,
@@ -40,7 +42,7 @@ def oracle_batch(st, prm, ids, counts, keys, horizon, score_weight, g, buf_ids, 
         if n < 2:
             continue
         base = st[b]
-        nc = candidates(base, prm, 0, ids[b, 0], n, sc, bs, cands)
+        nc = candidates(base, prm, 0, ids[b, 0], n, sc, bs, cands, EVERY)
         if nc < 2:
             continue
         for c in range(nc):
