@@ -464,13 +464,8 @@ def read_samples(
     saved = json.loads(str(data.pop("settings")))
     saved.setdefault("candidates", None)  # (files written before --candidates)
     ours = sample_settings(args)
-    if {k: v for k, v in saved.items() if k != "target"} != {
-        k: v for k, v in ours.items() if k != "target"
-    }:
-        raise ValueError(
-            f"--samples-from {path!r} was labelled with {saved}; this run has "
-            f"{sample_settings(args)}"
-        )
+    if saved | {"target": None} != ours | {"target": None}:  # either target's labels serve
+        raise ValueError(f"--samples-from {path!r} was labelled with {saved}; this run has {ours}")
     n = len(data["label"])
     if data["obs"].shape != (n, input_size) or data["mask"].shape != (n, n_actions):
         raise ValueError(
