@@ -12,7 +12,9 @@ decides for every game at once from the tested seat's ``nerts_v0`` observation (
 as the hint -- what :class:`agents.nerts.learned.NertsPolicyAgent` reads from its views --
 and plays its most likely move. Each ``--deltas`` value is one run of the same deals with
 the expert move's logit lowered by that much (0: the policy as it is; a negative value
-makes it leave the expert less often).
+makes it leave the expert less often). ``--paired`` also plays the expert in the tested seat
+on the same deals and prints each run's per-game difference from it with its 95% interval
+(common deals make it far tighter than the two win shares' own intervals).
 
 A pilot, not a result: the arena (``gnome eval``) on a seed no pilot used gives the figures
 in ``docs/nerts.md``.
@@ -80,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--envs", type=int, default=250, help="games stepped together")
     p.add_argument("--deltas", type=float, nargs="+", default=[0.0],
                    help="lower the expert move's logit by each (one run per value)")  # fmt: skip
+    p.add_argument("--paired", action="store_true",
+                   help="also play the expert in the tested seat on the same deals and give "
+                   "each run's paired difference from it")  # fmt: skip
     args = p.parse_args(argv)
     if min(args.games, args.envs) < 1 or not 0 <= args.seed < 2**62:
         p.error("--games and --envs must be at least 1, --seed in 0..2**62-1")
@@ -95,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"{args.policy} has no expert hint: this pilot is for distill.py students")
     torch.set_num_threads(1)
     net.eval()
+    expert = None
+    if args.paired:
+        start = time.perf_counter()
+        expert, _, _ = play(args.players, args.games, args.seed, args.envs, None)
+        print(report(args.players, args.seed, " (the expert)", expert, None, 0,
+                     time.perf_counter() - start), flush=True)  # fmt: skip
     for delta in args.deltas:
         start = time.perf_counter()
         table = student_table(net, delta)
@@ -103,7 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         label = f" ({Path(args.policy).parent.name}, delta {delta:g})"
         print(report(args.players, args.seed, label, shares, decisions, deviations,
                      time.perf_counter() - start), flush=True)  # fmt: skip
+        if expert is not None:
+            print(f"  paired with the expert on the same deals: {paired(shares, expert)}")
     return 0
+
+
+def paired(shares: np.ndarray, expert: np.ndarray) -> str:
+    """The mean per-game difference of two runs on the same deals, with its 95% interval."""
+    diff = (shares - expert).ravel()
+    diff = diff[~np.isnan(diff)]
+    half = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff))
+    return f"{diff.mean():+.4f} [{diff.mean() - half:+.4f}, {diff.mean() + half:+.4f}]"
 
 
 if __name__ == "__main__":

@@ -179,10 +179,18 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     )
 
 
-def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> NertsPolicyNetwork:
-    """Rebuild the network of a checked checkpoint dict."""
+def network_from_checkpoint(data: dict[str, Any], where: str = "checkpoint") -> nn.Module:
+    """Rebuild the network of a checked checkpoint dict: a :class:`NertsPolicyNetwork`, or
+    with ``network.kind`` ``turn_gate`` an :class:`agents.nerts.turn_gate.NertsTurnGate`
+    (the same interface)."""
     try:
-        net = NertsPolicyNetwork(data["observation_size"], data["num_actions"], **data["network"])
+        network = dict(data["network"])
+        if network.pop("kind", None) == "turn_gate":
+            from agents.nerts.turn_gate import NertsTurnGate
+
+            net = NertsTurnGate(data["observation_size"], data["num_actions"], **network)
+        else:
+            net = NertsPolicyNetwork(data["observation_size"], data["num_actions"], **network)
     except (TypeError, ValueError) as err:
         raise ValueError(
             f"{where}: unusable network description {data['network']!r}: {err}"

@@ -39,6 +39,13 @@ SPEC = GameSpec(
     },
     shipped=(
         ShippedPolicy(
+            "nerts_turn_gate",
+            "ppo:agents/policies/nerts_turn_gate/policy.pt",
+            "beats expert at 2 and 4 players, level at 6: 0.526 [0.509, 0.543] at 2 players, "
+            "0.272 [0.259, 0.284] at 4, 0.166 [0.155, 0.177] at 6 against n-1 expert bots "
+            "(agents/policies/nerts_turn_gate/README.md)",
+        ),
+        ShippedPolicy(
             "nerts_search_distill",
             "ppo:agents/policies/nerts_search_distill/policy.pt",
             "does not beat expert: 0.472 [0.456, 0.488] at 2 players, 0.224 [0.211, 0.237] "

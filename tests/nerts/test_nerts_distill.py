@@ -173,8 +173,9 @@ def test_value_loss_is_zero_exactly_at_its_targets():
         assert float(value_loss(moved, mask, hint, value, args)) > 0.01
 
 
-def test_the_shipped_student_is_the_strongest_policy_and_mostly_plays_the_expert():
-    """agents/policies/nerts_search_distill: Nerts' strongest_policy, the documented run's
+def test_the_shipped_student_mostly_plays_the_expert():
+    """agents/policies/nerts_search_distill: Nerts' second policy (the turn gate is the
+    strongest, test_nerts_turn_gate.py), the documented run's
     network (expert hint, 256 x 256), and a student of the search: on the positions of
     expert games at 2, 4 and 6 players it plays the expert's move almost always (the
     search leaves it at about 9% of positions, the student at about 4%) but not always."""
@@ -184,7 +185,8 @@ def test_the_shipped_student_is_the_strongest_policy_and_mostly_plays_the_expert
     from gnome_env.registry import get_game
 
     root = Path(__file__).resolve().parents[2] / "agents" / "policies" / "nerts_search_distill"
-    assert get_game("nerts").strongest_policy.name == "nerts_search_distill"
+    assert [p.name for p in get_game("nerts").shipped][:2] == ["nerts_turn_gate",
+                                                               "nerts_search_distill"]  # fmt: skip
     ckpt = read_checkpoint(root / "policy.pt")
     assert ckpt["network"] == {"hidden": [256, 256], "expert_hint": True}
     summary = json.loads((root / "summary.json").read_text())

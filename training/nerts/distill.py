@@ -37,7 +37,9 @@ those kinds (``search:candidates=KINDS``, e.g. ``turn``: is turning the stock be
 expert's move?), which makes labelling many times cheaper. ``--scorer WIDTH`` gives the
 student the per-action scoring head (:mod:`agents.nerts.action_scorer`); ``--label-kinds``
 fits it to the teacher's deviations of some kinds only (N19; other labels count as the
-expert's move, other kinds' values are dropped); ``--save-samples`` writes the labelled
+expert's move, other kinds' values are dropped). ``--student gate`` fits instead the turn
+gate (:mod:`agents.nerts.turn_gate`: the expert's move or a turn, decided by a small network
+over features built for that question) to the turn's values. ``--save-samples`` writes the labelled
 positions to ``samples.npz`` after every round, and ``--samples-from`` trains a new student
 on saved files in place of round 0 (a file labelled for ``--target value`` also serves a
 label student).
@@ -117,6 +119,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "counts as the expert's move, and with --target value the values of other kinds' "
         "candidates are dropped (default all)",
     )  # fmt: skip
+    p.add_argument(
+        "--student", choices=("network", "gate"), default="network",
+        help="network: the expert-hint network over the observation (agents/nerts/learned.py); "
+        "gate: the turn gate (agents/nerts/turn_gate.py: the expert's move or a turn, from "
+        "features built for that question; needs --memory and --target value, and fits the "
+        "turn's values only)",
+    )  # fmt: skip
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument(
         "--scorer", type=int, default=0,
@@ -169,6 +178,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.candidates = "+".join(sorted(k.name.lower() for k in kinds)) or "none"
         if args.teacher == "oracle":
             p.error("--candidates is for the search teacher (the oracle tries every candidate)")
+    if args.student == "gate":
+        if not args.memory or args.target != "value":
+            p.error("--student gate needs --memory and --target value (it regresses the turn's "
+                    "playout value on features of the seat's memory)")  # fmt: skip
+        if args.scorer or args.label_kinds not in ("all", "turn"):
+            p.error("--student gate has no --scorer and fits turns only (--label-kinds turn)")
+        args.kept_kinds = parse_kinds("turn")
     if not 0 <= args.scorer <= 1024:
         p.error("--scorer must be a width in 1..1024, or 0 (no per-action head)")
     if min(args.hidden) < 1 or args.lr <= 0 or min(args.margin, args.score_weight, args.z) < 0:
@@ -480,6 +496,16 @@ def read_samples(
     return data
 
 
+def turn_rows(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The samples where the teacher valued a turn that is not the expert's move: the only
+    ones a turn gate learns from (elsewhere its loss is zero), so its fit and held-out
+    figures are over these. ``--samples-from`` files are cut to them as they are read."""
+    from gnome_env.nerts.actions import TURN
+
+    keep = ~np.isnan(data["value"][:, TURN]) & (data["hint"] != TURN)
+    return {k: v[keep] for k, v in data.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import torch
@@ -490,17 +516,24 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     rules = NertsConfig()
-    net = NertsPolicyNetwork(
-        NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
-        hint_init=args.hint_init, memory=args.memory, scorer=args.scorer,
-    )  # fmt: skip
+    if args.student == "gate":
+        from agents.nerts.turn_gate import NertsTurnGate
+
+        net = NertsTurnGate(NertsEncoder(rules).size, rules.n_actions, args.hidden)
+    else:
+        net = NertsPolicyNetwork(
+            NertsEncoder(rules).size, rules.n_actions, args.hidden, expert_hint=True,
+            hint_init=args.hint_init, memory=args.memory, scorer=args.scorer,
+        )  # fmt: skip
     gen = torch.Generator().manual_seed(args.seed)
     net.reset_parameters(gen)
     data: dict[str, np.ndarray] | None = None
     if args.samples_from is not None:  # read before --out is touched: it may be inside it
         try:
-            parts = [read_samples(p, args, net.input_size, rules.n_actions)
-                     for p in args.samples_from]  # fmt: skip
+            parts = []
+            for path in args.samples_from:
+                part = read_samples(path, args, net.input_size, rules.n_actions)
+                parts.append(turn_rows(part) if args.student == "gate" else part)
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -534,7 +567,9 @@ def main(argv: list[str] | None = None) -> int:
             data = new if data is None else {k: np.concatenate([data[k], new[k]]) for k in data}
             t1 = time.perf_counter()
             last = args.save_epochs and rnd == args.rounds - 1
-            figures = fit(net, data, gen, args, log, save_epoch if last else None)
+            fitted = turn_rows(data) if args.student == "gate" else data
+            figures = fit(net, fitted, gen, args, log, save_epoch if last else None)
+            del fitted
             rounds.append({
                 "round": rnd,
                 "new_samples": len(new["label"]),
