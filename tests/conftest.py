@@ -133,6 +133,69 @@ def nerts_agent_plays_legal_moves(agent, config, seed: int, steps: int):
     return game
 
 
+def student_pilot_matches_agents(path, games: int, seed: int, steps: int = 80) -> list[tuple]:
+    """Play the Nerts checkpoint ``path`` in seat 0 of ``games`` two-player games of
+    bench/nerts_student_pilot.py (seat 1 the compiled expert) for ``steps`` steps, asserting
+    at every step that the pilot's move is what a ``NertsPolicyAgent`` that watched every
+    view of that game decides; returns every ``(move, left the expert)`` of seat 0."""
+    import numpy as np
+
+    from agents.nerts import _bot_kernels as BK
+    from agents.nerts.learned import NertsPolicyAgent, network_from_checkpoint, read_checkpoint
+    from gnome_env.nerts.information import NertsView
+
+    script = bench_script("nerts_student_pilot")
+    net = network_from_checkpoint(read_checkpoint(path))
+    table = script.student_table(net, 0.0)(2, games, seed)
+    config = table.engine.config
+    agents: dict = {}
+    who = np.zeros((games, 6), np.int64)
+    who[:, 0] = 1
+    moves = []
+    for _ in range(steps):
+        out, dev = np.zeros((games, 6), np.int64), np.zeros((games, 6), np.int64)
+        table.search(who, who, {}, out, dev)
+        joint = np.zeros((games, 6), np.int64)
+        kinds = np.zeros((games, 6), np.int64)
+        kinds[:, 1] = BK.KIND_EXPERT
+        table.experts(kinds, joint)
+        for b in range(games):
+            game = table.engine.game(b)
+            if game.steps == 0 or b not in agents:
+                agents[b] = NertsPolicyAgent(path, 0, config)
+            assert out[b, 0] == agents[b].decide(NertsView.from_game(game, 0))
+            moves.append((int(out[b, 0]), bool(dev[b, 0])))
+        joint[:, 0] = out[:, 0]
+        table.step(joint)
+    return moves
+
+
+def policy_and_expert_moves(spec: str, seed: int) -> list[tuple[int, int]]:
+    """``(the agent's move, the expert's move)`` for seat 0 at every step with a choice of
+    one expert-played hand at 2, 4 and 6 players (game seed ``seed + n``), the Nerts agent
+    of ``spec`` watching seat 0's every view."""
+    from agents.nerts.expert import ExpertNertsAgent
+    from agents.nerts.registry import make_nerts_agent
+    from gnome_env.nerts import NertsConfig, NertsGame
+    from gnome_env.nerts.information import NertsView
+
+    out = []
+    for n in (2, 4, 6):
+        config = NertsConfig(num_players=n)
+        agent = make_nerts_agent(spec, 0, config)
+        experts = [ExpertNertsAgent(0, config) for _ in range(n)]
+        game = NertsGame(config, seed + n)
+        while not game.hand_over:
+            views = [NertsView.from_game(game, s) for s in range(n)]
+            moves = [e.decide(v) for e, v in zip(experts, views, strict=True)]
+            mine = agent.decide(views[0])  # (every step: a memory agent keeps its memory)
+            assert mine in views[0].legal_actions
+            if len(views[0].legal_actions) > 1:
+                out.append((mine, moves[0]))
+            game.step(moves)
+    return out
+
+
 def aec_snapshot(env) -> tuple:
     """What ``last()`` and the reward dicts of an AEC env show now (for comparing two envs
     step by step; repr tells every float bit apart)."""

@@ -10,12 +10,10 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import bench_script, nerts_agent_plays_legal_moves
+from conftest import bench_script, nerts_agent_plays_legal_moves, student_pilot_matches_agents
 
-from agents.nerts import _bot_kernels as BK
 from agents.nerts.action_scorer import ActionScorer, index_tables, table_sizes
 from agents.nerts.learned import (
-    NertsPolicyAgent,
     NertsPolicyNetwork,
     checkpoint_payload,
     network_from_checkpoint,
@@ -27,7 +25,6 @@ from agents.nerts.registry import make_nerts_agent
 from gnome_env.nerts import NertsConfig
 from gnome_env.nerts.actions import Kind, action_table
 from gnome_env.nerts.encoding import CARD_IDS, NertsEncoder
-from gnome_env.nerts.information import NertsView
 from training.nerts.distill import main
 
 RULES = NertsConfig()
@@ -222,31 +219,12 @@ def test_the_student_pilot_decides_as_the_policy_agent_that_watched_every_step(t
             p.add_(0.3 * torch.randn(p.shape, generator=gen))
     path = tmp_path / "student.pt"
     write_checkpoint(checkpoint_payload(net, rules, {}), path)
+    moves = student_pilot_matches_agents(path, 3, 5)
+    assert len(moves) == 240 and any(left for _, left in moves)
     net = network_from_checkpoint(read_checkpoint(path))
-    table = script.student_table(net, 0.0)(2, 3, 5)
-    config = table.engine.config
-    agents: dict[int, NertsPolicyAgent] = {}
+    far = script.student_table(net, 1000.0)(2, 3, 5)
     who = np.zeros((3, 6), np.int64)
     who[:, 0] = 1
-    checked = left = 0
-    for _ in range(80):
-        out, dev = np.zeros((3, 6), np.int64), np.zeros((3, 6), np.int64)
-        table.search(who, who, {}, out, dev)
-        joint = np.zeros((3, 6), np.int64)
-        kinds = np.zeros((3, 6), np.int64)
-        kinds[:, 1] = BK.KIND_EXPERT
-        table.experts(kinds, joint)
-        for b in range(3):
-            game = table.engine.game(b)
-            if game.steps == 0 or b not in agents:
-                agents[b] = NertsPolicyAgent(path, 0, config)
-            assert out[b, 0] == agents[b].decide(NertsView.from_game(game, 0))
-            checked += 1
-            left += int(dev[b, 0])
-        joint[:, 0] = out[:, 0]
-        table.step(joint)
-    assert checked == 240 and left > 0
-    far = script.student_table(net, 1000.0)(2, 3, 5)
     out, dev = np.zeros((3, 6), np.int64), np.zeros((3, 6), np.int64)
     far.search(who, who, {}, out, dev)
     assert np.array_equal(dev[:, 0], (far.counts[:, 0] > 1).astype(np.int64))

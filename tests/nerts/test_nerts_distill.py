@@ -9,13 +9,12 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import nerts_agent_plays_legal_moves
+from conftest import nerts_agent_plays_legal_moves, policy_and_expert_moves
 
 from agents.nerts.learned import NertsPolicyNetwork, read_checkpoint
 from agents.nerts.registry import make_nerts_agent
-from gnome_env.nerts import NertsConfig, NertsGame
+from gnome_env.nerts import NertsConfig
 from gnome_env.nerts.encoding import NertsEncoder
-from gnome_env.nerts.information import NertsView
 from training.nerts.distill import collect, main, parse_args
 
 TINY = ["--envs", "4", "--steps", "30", "--rounds", "2", "--samples", "2", "--hidden", "16"]
@@ -181,7 +180,6 @@ def test_the_shipped_student_mostly_plays_the_expert():
     search leaves it at about 9% of positions, the student at about 4%) but not always."""
     from pathlib import Path
 
-    from agents.nerts.expert import ExpertNertsAgent
     from gnome_env.registry import get_game
 
     root = Path(__file__).resolve().parents[2] / "agents" / "policies" / "nerts_search_distill"
@@ -194,21 +192,9 @@ def test_the_shipped_student_mostly_plays_the_expert():
         "python -m training.nerts.distill --out runs/nerts_search_distill_v2 --seed 1 "
         "--rounds 4 --steps 800 --envs 48"
     )
-    same = differ = 0
-    for n in (2, 4, 6):
-        config = NertsConfig(num_players=n)
-        agent = make_nerts_agent(f"ppo:{root / 'policy.pt'}", 0, config)
-        experts = [ExpertNertsAgent(0, config) for _ in range(n)]
-        game = NertsGame(config, 40 + n)
-        while not game.hand_over:
-            views = [NertsView.from_game(game, s) for s in range(n)]
-            moves = [e.decide(v) for e, v in zip(experts, views, strict=True)]
-            if len(views[0].legal_actions) > 1:
-                mine = agent.decide(views[0])
-                assert mine in views[0].legal_actions
-                same += mine == moves[0]
-                differ += mine != moves[0]
-            game.step(moves)
+    pairs = policy_and_expert_moves(f"ppo:{root / 'policy.pt'}", 40)
+    same = sum(mine == expert for mine, expert in pairs)
+    differ = len(pairs) - same
     assert same + differ >= 100
     assert differ >= 1 and same >= 0.85 * (same + differ)
 

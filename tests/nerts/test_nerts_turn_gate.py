@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import bench_script
+from conftest import policy_and_expert_moves, student_pilot_matches_agents
 
-from agents.nerts import _bot_kernels as BK
 from agents.nerts.expert import ExpertNertsAgent
 from agents.nerts.learned import (
     NertsPolicyAgent,
@@ -169,34 +168,11 @@ def test_n35_the_gate_reads_no_hidden_card(tmp_path):
 def test_the_student_pilot_plays_a_gate_as_its_agent_does(tmp_path):
     """bench/nerts_student_pilot.py decides for a gate exactly as ``NertsPolicyAgent`` does
     from the seat's views, and the gate leaves the expert only for turns."""
-    script = bench_script("nerts_student_pilot")
     path = _save(_gate(None, seed=2), tmp_path / "gate.pt")
-    net = network_from_checkpoint(read_checkpoint(path))
-    assert isinstance(net, NertsTurnGate)
-    table = script.student_table(net, 0.0)(2, 3, 6)
-    config = table.engine.config
-    agents: dict[int, NertsPolicyAgent] = {}
-    who = np.zeros((3, 6), np.int64)
-    who[:, 0] = 1
-    left = 0
-    for _ in range(80):
-        out, dev = np.zeros((3, 6), np.int64), np.zeros((3, 6), np.int64)
-        table.search(who, who, {}, out, dev)
-        joint = np.zeros((3, 6), np.int64)
-        kinds = np.zeros((3, 6), np.int64)
-        kinds[:, 1] = BK.KIND_EXPERT
-        table.experts(kinds, joint)
-        for b in range(3):
-            game = table.engine.game(b)
-            if game.steps == 0 or b not in agents:
-                agents[b] = NertsPolicyAgent(path, 0, config)
-            assert out[b, 0] == agents[b].decide(NertsView.from_game(game, 0))
-            if dev[b, 0]:
-                assert out[b, 0] == TURN
-                left += 1
-        joint[:, 0] = out[:, 0]
-        table.step(joint)
-    assert left > 0
+    assert isinstance(network_from_checkpoint(read_checkpoint(path)), NertsTurnGate)
+    moves = student_pilot_matches_agents(path, 3, 6)
+    assert any(left for _, left in moves)
+    assert all(move == TURN for move, left in moves if left)
 
 
 TINY = ["--players", "2", "--envs", "8", "--steps", "40", "--rounds", "1", "--samples", "4",
@@ -257,18 +233,8 @@ def test_the_shipped_gate_is_the_strongest_policy_and_leaves_the_expert_only_to_
                                                              "hidden": [64, 64]}  # fmt: skip
     summary = json.loads((root / "summary.json").read_text())
     assert "--student gate --hidden 64 64 --value-margin 0.01 --epochs 8" in summary["command"]
-    same = turns = 0
-    for n in (2, 4, 6):
-        config = NertsConfig(num_players=n)
-        agent = make_nerts_agent(f"ppo:{root / 'policy.pt'}", 0, config)
-        experts = [ExpertNertsAgent(0, config) for _ in range(n)]
-        game = NertsGame(config, 50 + n)
-        while not game.hand_over:
-            views = [NertsView.from_game(game, s) for s in range(n)]
-            moves = [e.decide(v) for e, v in zip(experts, views, strict=True)]
-            mine = agent.decide(views[0])  # (every step: the agent keeps its memory)
-            assert mine == moves[0] or mine == TURN
-            same += mine == moves[0]
-            turns += mine != moves[0]
-            game.step(moves)
-    assert turns >= 1 and same >= 0.9 * (same + turns)
+    pairs = policy_and_expert_moves(f"ppo:{root / 'policy.pt'}", 50)
+    assert len(pairs) >= 100
+    assert all(mine in (expert, TURN) for mine, expert in pairs)
+    turns = sum(mine != expert for mine, expert in pairs)
+    assert turns >= 1 and turns <= 0.1 * len(pairs)
