@@ -246,8 +246,8 @@ def turn_features(x: torch.Tensor, hint: torch.Tensor) -> torch.Tensor:
 
 class NertsTurnGate(nn.Module):
     """Expert's move or turn: an MLP over :func:`turn_features` gives the turn's logit
-    against the expert's move's 0 (module docstring). ``value`` (the second output) is that
-    logit too."""
+    against the expert's move's 0 (module docstring). The second output of ``forward`` is
+    that logit too (masked where the turn is not open)."""
 
     expert_hint = True
     memory = True
@@ -297,16 +297,19 @@ class NertsTurnGate(nn.Module):
         self, obs: torch.Tensor, mask: torch.Tensor, hint: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(masked logits, the turn's logit): finite only at the expert's move (0) and, where
-        the turn is legal and not the expert's move, at the turn."""
+        the turn is legal and not the expert's move, at the turn. The gate runs on those
+        rows only (elsewhere there is nothing to decide, and the turn's logit is masked)."""
         if hint is None:
             raise ValueError("a turn gate needs the expert's actions (hint)")
-        g = self.gate(obs, hint)
         rows = torch.arange(len(hint))
-        logits = torch.full((len(hint), self.num_actions), MASKED_LOGIT, dtype=g.dtype)
         open_turn = mask[:, TURN] & (hint != TURN)
-        logits[:, TURN] = torch.where(open_turn, g, torch.full_like(g, MASKED_LOGIT))
+        turn = torch.full((len(hint),), MASKED_LOGIT)
+        if open_turn.any():
+            turn[open_turn] = self.gate(obs[open_turn], hint[open_turn])
+        logits = torch.full((len(hint), self.num_actions), MASKED_LOGIT)
+        logits[:, TURN] = turn
         logits[rows, hint] = 0.0
-        return logits, g
+        return logits, turn
 
     def describe(self) -> dict[str, Any]:
         """Constructor arguments for checkpoints (``kind`` tells it from the plain network)."""
