@@ -56,6 +56,7 @@ class SearchTable:
         self.bs = BK.empty_scratch(self.engine.n_actions)
         self.bufs = SearchBuffers(self.engine.n_actions)
         self.no_values = np.zeros((0, 1), np.float32)
+        self._allow: dict[str | None, np.ndarray] = {}
         self.seen = seen_array(envs)  # the waste tops of every game's hand so far (memory)
         remember_waste_tops(self.st, self.seen)
 
@@ -71,8 +72,12 @@ class SearchTable:
         return result
 
     def allow(self, settings: dict) -> np.ndarray:
-        """The ``allow`` flags of the search's candidates for ``settings``."""
-        return allowed_candidates(NertsConfig(), settings.get("candidates"))
+        """The ``allow`` flags of the search's candidates for ``settings`` (built once per
+        setting: the search asks for them every step)."""
+        kinds = settings.get("candidates")
+        if kinds not in self._allow:
+            self._allow[kinds] = allowed_candidates(NertsConfig(), kinds)
+        return self._allow[kinds]
 
     def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
         """``out[b, s]`` / ``dev[b, s]``: the search's move and whether it left the expert's,

@@ -337,7 +337,7 @@ class SearchBuffers:
         self.sq = np.zeros(n_actions + 1, np.float64)
         self.known = np.zeros(K.ROW, np.int8)
         self.no_seen = np.zeros((0, K.MAX_P, K.MAX_DECK), np.bool_)  # search_batch: no memory
-        self.every = np.zeros(0, np.bool_)  # ``allow``: every candidate
+        self.every = EVERY_CANDIDATE  # ``allow``: every candidate
 
     def tail(self) -> tuple:
         """The buffers after ``hid, hid_n`` in the kernels' argument order."""
@@ -345,14 +345,25 @@ class SearchBuffers:
                 self.places, self.cands, self.values, self.now, self.sq)  # fmt: skip
 
 
+#: The ``allow`` of :func:`candidates` that allows every candidate (empty).
+EVERY_CANDIDATE = np.zeros(0, np.bool_)
+
+
+def candidate_kinds(text: str) -> frozenset:
+    """The action kinds a ``candidates`` setting names: kinds or groups of
+    :func:`gnome_env.nerts.actions.parse_kinds`, joined by ``+`` (a spec's spelling) or
+    ``,``; a ``ValueError`` names the allowed ones."""
+    return parse_kinds(text.replace("+", ","))
+
+
 def allowed_candidates(config: NertsConfig, kinds: str | None) -> np.ndarray:
     """The ``allow`` flags of :func:`candidates` for the action kinds ``kinds`` names
-    (:func:`gnome_env.nerts.actions.parse_kinds`, joined by ``+`` or ``,``, e.g. ``"turn"``
-    or ``"turn+foundation"``); None: every candidate (an empty array). The expert's move is
-    a candidate whatever its kind."""
+    (:func:`candidate_kinds`, e.g. ``"turn"`` or ``"turn+foundation"``); None: every
+    candidate (:data:`EVERY_CANDIDATE`). The expert's move is a candidate whatever its
+    kind."""
     if kinds is None:
-        return np.zeros(0, np.bool_)
-    return action_table(config).of_kinds(parse_kinds(kinds.replace("+", ",")))
+        return EVERY_CANDIDATE
+    return action_table(config).of_kinds(candidate_kinds(kinds))
 
 
 def sample_key(seed: int, hand: int, step: int) -> int:

@@ -171,8 +171,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     except ValueError as err:
         p.error(f"--label-kinds: {err}")
     if args.candidates is not None:
+        from agents.nerts.search import candidate_kinds
+
         try:  # one spelling per set of kinds (--samples-from compares it)
-            kinds = parse_kinds(args.candidates.replace("+", ","))
+            kinds = candidate_kinds(args.candidates)
         except ValueError as err:
             p.error(f"--candidates: {err}")
         args.candidates = "+".join(sorted(k.name.lower() for k in kinds)) or "none"

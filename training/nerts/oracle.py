@@ -22,11 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.nerts import _bot_kernels as BK
-from agents.nerts.search import add_sample, candidates
+from agents.nerts.search import EVERY_CANDIDATE, add_sample, candidates
 from gnome_env.core.jit import maybe_njit
 from gnome_env.nerts import _kernels as K
-
-EVERY = np.zeros(0, np.bool_)  # ``candidates``: every candidate
 
 
 @maybe_njit
@@ -42,7 +40,7 @@ def oracle_batch(st, prm, ids, counts, keys, horizon, score_weight, g, buf_ids, 
         if n < 2:
             continue
         base = st[b]
-        nc = candidates(base, prm, 0, ids[b, 0], n, sc, bs, cands, EVERY)
+        nc = candidates(base, prm, 0, ids[b, 0], n, sc, bs, cands, EVERY_CANDIDATE)
         if nc < 2:
             continue
         for c in range(nc):
