@@ -47,6 +47,11 @@ def student_table(net, delta: float) -> type[SearchTable]:
     class StudentTable(SearchTable):
         observations = "seats"
 
+        def __init__(self, players: int, envs: int, seed: int) -> None:
+            super().__init__(players, envs, seed)
+            #: every row's memory features (memory_features_rows rewrites each row per step)
+            self.features = np.zeros((envs, MEMORY_FEATURES), np.float32)
+
         def search(self, who, keys, settings: dict, out: np.ndarray, dev: np.ndarray) -> None:
             rows, seats = np.nonzero(who)
             kinds = np.zeros_like(who)
@@ -57,11 +62,11 @@ def student_table(net, delta: float) -> type[SearchTable]:
             obs = np.asarray(self.obs)[rows, seats]
             mask = np.asarray(self.masks)[rows, seats].astype(bool)
             if net.memory:
-                full = np.zeros((self.st.shape[0], MEMORY_FEATURES), np.float32)
                 observer = np.zeros(self.st.shape[0], np.int64)
                 observer[rows] = seats
-                memory_features_rows(self.st, self.seen, observer, int(self.prm[K.P_TURN]), full)
-                obs = np.concatenate([obs, full[rows]], axis=1)
+                memory_features_rows(self.st, self.seen, observer, int(self.prm[K.P_TURN]),
+                                     self.features)  # fmt: skip
+                obs = np.concatenate([obs, self.features[rows]], axis=1)
             with torch.no_grad():
                 logits, _ = net(torch.as_tensor(obs).float(), torch.as_tensor(mask),
                                 torch.as_tensor(hint))  # fmt: skip

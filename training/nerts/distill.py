@@ -595,9 +595,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     summary = {
         "command": "python -m training.nerts.distill " + " ".join(argv or sys.argv[1:]),
-        "settings": {
-            k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "kept_kinds")
-        },
+        "settings": {k: v for k, v in settings.items() if k not in ("out", "overwrite")},
         "rounds": rounds,
         "seconds": round(time.perf_counter() - start, 1),
         "torch_threads": 1,
