@@ -25,7 +25,10 @@ SPEC = GameSpec(
     make_agent="agents.nerts.registry:make_nerts_agent",
     known_specs="agents.nerts.registry:known_nerts_specs",
     arena="agents.nerts.arena:NERTS_ARENA",
-    trainers={"nerts_ppo": "training.nerts.ppo:main"},
+    trainers={
+        "nerts_ppo": "training.nerts.ppo:main",
+        "nerts_turn_gate": "training.nerts.turn_gate:main",
+    },
     commands={
         "bench": "training.nerts.bench:main",
         "options": "agents.nerts.cli:OPTIONS",
