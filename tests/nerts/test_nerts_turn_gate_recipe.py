@@ -5,6 +5,7 @@ without redoing finished label runs, and refuse bad settings and existing runs c
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def test_the_recipe_is_its_distill_commands_and_resumes(tmp_path, capsys):
     by_hand = _weights(tmp_path / "by_hand" / "data" / "fit" / "policy.pt")
     assert _same(_weights(run / "policy.pt"), by_hand)
     assert any(float(v.abs().sum()) > 0 for k, v in by_hand.items() if k.endswith("2.weight"))
-    summary = yaml.safe_load((run / "summary.json").read_text())
+    summary = json.loads((run / "summary.json").read_text())
     assert [r["seed"] for r in summary["labels"]] == [5, 6]
     assert summary["label_positions"] == sum(r["positions"] for r in summary["labels"]) > 0
 
@@ -123,3 +124,12 @@ def test_a_fit_without_its_label_files_and_an_existing_run_are_refused(tmp_path,
     assert run_train(["--config", str(config)]) == 2
     assert "already holds a run" in capsys.readouterr().err
     assert (tmp_path / "other" / "policy.pt").read_bytes() == b"someone else's"
+
+
+def test_labelling_without_numba_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    import gnome_env.core.jit as jit
+
+    monkeypatch.setattr(jit, "COMPILED", False)
+    assert run_train(["--config", str(_config(tmp_path))]) == 2
+    assert "labelling needs numba" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -165,6 +165,33 @@ def config_from_command_line(
         return None
 
 
+def run_stages(cfg, stages, numba: str = "") -> int:  # type: ignore[no-untyped-def]
+    """A staged trainer's command (generate-then-fit and the like): write
+    ``output_dir/config.yaml``, then run every stage of ``stages`` (``(name, function)`` pairs,
+    each called with ``cfg``) in order when ``cfg.stage`` is ``"all"``, else the one it names.
+    ``numba``, if given, says what the first stage does ("generating"): that stage needs
+    numba, and without it the command is a message and status 2. A :class:`ConfigError` from
+    a stage is a message and status 2."""
+    from gnome_env.core.jit import COMPILED
+    from training.core.config import to_yaml
+
+    first = stages[0][0]
+    if numba and not COMPILED and cfg.stage in ("all", first):
+        print(f"error: {numba} needs numba (pip install -e '.[fast]')", file=sys.stderr)
+        return 2
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(to_yaml(cfg))
+    try:
+        for name, stage in stages:
+            if cfg.stage in ("all", name):
+                stage(cfg)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
 # ---------------------------------------------------------------------- a PPO trainer's main()
 RESUME_HELP = "continue the run in DIR from DIR/checkpoint.pt with its saved config"
 RESUME_WITH_CONFIG_HELP = (

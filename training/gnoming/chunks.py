@@ -140,27 +140,9 @@ def check_stage(stage: str) -> None:
 
 
 def run_stages(cfg: Any, generate: Callable[[Any], None], fit: Callable[[Any], Any]) -> int:
-    """A generate-then-fit trainer's command: write ``output_dir/config.yaml``, then run
-    ``generate`` and/or ``fit`` as ``cfg.stage`` says (one of :data:`STAGES`); a missing
-    numba for generating or a :class:`ConfigError` is a message and status 2."""
-    import sys
+    """A generate-then-fit trainer's command (:func:`training.core.runs.run_stages`):
+    ``generate`` and/or ``fit`` as ``cfg.stage`` says (one of :data:`STAGES`); generating
+    needs numba."""
+    from training.core.runs import run_stages as run
 
-    from gnome_env.gnoming import _kernels
-    from training.core.config import to_yaml
-
-    every, generating, fitting = STAGES
-    if not _kernels.COMPILED and cfg.stage in (every, generating):
-        print("error: generating needs numba (pip install -e '.[fast]')", file=sys.stderr)
-        return 2
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
-    try:
-        if cfg.stage in (every, generating):
-            generate(cfg)
-        if cfg.stage in (every, fitting):
-            fit(cfg)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return run(cfg, (("generate", generate), ("fit", fit)), numba="generating")

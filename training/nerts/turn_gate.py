@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.core.config import ConfigError, check_at_least, to_dict, to_yaml
-from training.core.runs import INTERRUPTED
+from training.core.config import ConfigError, check_at_least, to_dict
+from training.core.runs import INTERRUPTED, run_stages
 from training.core.runs import config_from_command_line as run_command_line
 
 STAGES = ("all", "label", "fit")
@@ -244,23 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if cfg is None:
         return 2
-    from gnome_env.nerts import _kernels
-
-    if not _kernels.COMPILED and cfg.stage in ("all", "label"):
-        print("error: labelling needs numba (pip install -e '.[fast]')", file=sys.stderr)
-        return 2
-    out = Path(cfg.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(to_yaml(cfg))
     try:
-        if cfg.stage in ("all", "label"):
-            label(cfg)
-        if cfg.stage in ("all", "fit"):
-            fit(cfg)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return run_stages(cfg, (("label", label), ("fit", fit)), numba="labelling")
     except KeyboardInterrupt:
+        out = Path(cfg.output_dir)
         done = [s for s in cfg.label_seeds if label_done(cfg, s)]
         print(
             f"\ngnome train: interrupted (Ctrl-C); the finished label runs {done} are kept in "
@@ -269,7 +256,6 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         return INTERRUPTED
-    return 0
 
 
 if __name__ == "__main__":
