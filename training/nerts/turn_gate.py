@@ -145,11 +145,16 @@ def label_done(cfg: TurnGateConfig, seed: int) -> bool:
 
 
 def _distill(argv: list[str], log: str) -> int:
-    """One distill run in this process, its output to ``log`` (a spawned worker's task)."""
+    """One distill run in this process, its output (and errors) to ``log`` (a spawned
+    worker's task)."""
     from training.nerts import distill
 
     Path(log).parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w") as stream, contextlib.redirect_stdout(stream):
+    with (
+        open(log, "w") as stream,
+        contextlib.redirect_stdout(stream),
+        contextlib.redirect_stderr(stream),
+    ):
         try:
             return distill.main(argv)
         except KeyboardInterrupt:
