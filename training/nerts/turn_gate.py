@@ -1,4 +1,4 @@
-"""The recipe of the shipped Nerts turn gate (``agents/policies/nerts_turn_gate``), one command:
+"""The shipped Nerts turn gate's recipe (agents/policies/nerts_turn_gate) as one trainer.
 
     gnome train --config configs/nerts_turn_gate.yaml
 
