@@ -154,14 +154,16 @@ def turn_features(x: torch.Tensor, hint: torch.Tensor) -> torch.Tensor:
     gap0 = gap == 0
 
     out: list[torch.Tensor] = []
+    far = torch.full_like(gap[:, 0], FAR)
 
     def card(present: torch.Tensor, which: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        g = torch.where(present, gap[rows, which], torch.full_like(gap[:, 0], FAR))
+        g = torch.where(present, gap[rows, which], far)
         return g / FAR, (present & work[rows, which]).float()
 
     mem = x[:, lay.obs_size :]
     cyc = mem[:, SEAT_FEATURES:].reshape(b, len(SETS), CARD_IDS)[:, :, :NUM_NATURAL] > 0.5
     stats = []
+    far_cards = torch.full_like(gap, FAR)
     for i in range(len(SETS)):
         s = cyc[:, i]
         stats.append(
@@ -172,7 +174,7 @@ def turn_features(x: torch.Tensor, hint: torch.Tensor) -> torch.Tensor:
                     (s & (gap <= 1)).sum(1) / 4,
                     (s & (gap <= 2)).sum(1) / 4,
                     (s & work).sum(1) / 4,
-                    torch.where(s, gap, torch.full_like(gap, FAR)).min(1).values / FAR,
+                    torch.where(s, gap, far_cards).min(1).values / FAR,
                 ],
                 1,
             )
@@ -206,7 +208,6 @@ def turn_features(x: torch.Tensor, hint: torch.Tensor) -> torch.Tensor:
         torch.where(present, sizes, torch.ones_like(sizes)).min(1).values,
         (sizes * present).sum(1) / count,
     ]
-    far = torch.full_like(gap[:, 0], FAR)
     for field in ("nerts_top", "waste_top"):
         gs = []
         for r in range(1, 6):

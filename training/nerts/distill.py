@@ -501,10 +501,13 @@ def read_samples(
 def turn_rows(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The samples where the teacher valued a turn that is not the expert's move: the only
     ones a turn gate learns from (elsewhere its loss is zero), so its fit and held-out
-    figures are over these. ``--samples-from`` files are cut to them as they are read."""
+    figures are over these. ``--samples-from`` files are cut to them as they are read, so
+    ``data`` itself is returned when every row is one (no copy of a file's worth of rows)."""
     from gnome_env.nerts.actions import TURN
 
     keep = ~np.isnan(data["value"][:, TURN]) & (data["hint"] != TURN)
+    if keep.all():
+        return data
     return {k: v[keep] for k, v in data.items()}
 
 
